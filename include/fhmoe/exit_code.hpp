@@ -1,0 +1,18 @@
+#pragma once
+
+// Exit codes of every fhmoe program (DESIGN.md, issue #6). Scripts and Slurm jobs rely on
+// these numbers: never reuse one for another meaning.
+namespace fhmoe {
+
+enum class ExitCode : int {
+    all_decided = 0,    // every shape decided (promote / retain)
+    incomplete = 1,     // some shape incomplete or all candidates failed: nothing published for it
+    bad_input = 2,      // a file or flag is wrong; no output was touched
+    interrupted = 3,    // SIGTERM/SIGINT: checkpointed, `--resume` finishes the job
+    not_available = 4,  // the requested feature is not in this build
+    internal_error = 70,
+};
+
+constexpr int to_int(ExitCode code) { return static_cast<int>(code); }
+
+}  // namespace fhmoe

@@ -1,0 +1,45 @@
+#pragma once
+
+// A candidate = (block_m, stage1 kernel config, stage2 kernel config). These structs are
+// what every backend executes; the name grammar (name_grammar.hpp) is their text form, and
+// every token of a name maps to one field here that changes what runs.
+
+#include <cstdint>
+
+#include "fhmoe/family/shape.hpp"
+
+namespace fhmoe::family {
+
+enum class Stage2Mode : std::uint8_t {
+    atomic,  // each slot's output accumulated into the output row
+    reduce,  // each slot writes its own row; a reduction sums the topk slots
+};
+
+struct Stage1Config {
+    int tile_m = 32;   // rows of sorted tokens per tile (== block_m)
+    int tile_n = 64;   // output columns (of inter_dim) per tile
+    int tile_k = 256;  // K (model_dim) per main-loop step
+    int waves = 1;     // parallel workers per tile ("_w{W}"); CPU: threads per tile
+    int k_waves = 1;   // intra-tile K split across waves, partial sums reduced ("_kw{KW}")
+    GateMode gate_mode = GateMode::interleave;  // "_gui" / "_gus"
+    bool fused_fp8_out = false;  // "_fp8": stage1 writes MXFP8 directly (no separate quant)
+    auto operator<=>(const Stage1Config&) const = default;
+};
+
+struct Stage2Config {
+    int tile_m = 32;                       // rows per tile (divides block_m)
+    int tile_n = 128;                      // output columns (of model_dim) per tile
+    int tile_k = 128;                      // K (inter_dim) per main-loop step
+    Stage2Mode mode = Stage2Mode::atomic;  // "_atomic" / "_reduce"
+    bool persistent = false;  // "_persist": a fixed pool of workers pulls tiles from a queue
+    auto operator<=>(const Stage2Config&) const = default;
+};
+
+struct Candidate {
+    int block_m = 32;  // sort granularity: tokens of one expert are padded to block_m rows
+    Stage1Config stage1;
+    Stage2Config stage2;
+    auto operator<=>(const Candidate&) const = default;
+};
+
+}  // namespace fhmoe::family
