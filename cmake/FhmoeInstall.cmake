@@ -1,11 +1,8 @@
-# Install and export: find_package(fhmoe_tune) from an install prefix gives fhmoe::core,
-# fhmoe::mpi and fhmoe::evidence with their dependencies found again.
+# Install and export: find_package(fhmoe_tune) from an install prefix gives fhmoe::core
+# (everything without MPI/HDF5), fhmoe::<area> for each area, with dependencies found again.
 include(CMakePackageConfigHelpers)
-set_target_properties(fhmoe_core PROPERTIES EXPORT_NAME core)
-set_target_properties(fhmoe_mpi PROPERTIES EXPORT_NAME mpi)
-set_target_properties(fhmoe_evidence PROPERTIES EXPORT_NAME evidence)
 set_target_properties(fhmoe_warnings PROPERTIES EXPORT_NAME warnings)
-install(TARGETS fhmoe_core fhmoe_mpi fhmoe_evidence
+install(TARGETS fhmoe_core fhmoe_warnings ${FHMOE_AREA_LIBRARIES}
   EXPORT fhmoe_tuneTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

@@ -23,7 +23,7 @@ function(fhmoe_add_test name)
     set(T_TIMEOUT 120)
   endif()
   add_executable(${name} ${T_SOURCES})
-  target_link_libraries(${name} PRIVATE fhmoe_core ${T_LIBS} GTest::gtest GTest::gmock fhmoe_warnings)
+  target_link_libraries(${name} PRIVATE fhmoe_base ${T_LIBS} GTest::gtest GTest::gmock fhmoe_warnings)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
   target_compile_definitions(${name} PRIVATE
     FHMOE_SOURCE_DIR="${PROJECT_SOURCE_DIR}" FHMOE_BINARY_DIR="${PROJECT_BINARY_DIR}")

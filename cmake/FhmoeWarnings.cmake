@@ -6,4 +6,4 @@ target_compile_options(fhmoe_warnings INTERFACE
   $<$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>:-Wall -Wextra -Wpedantic -Wshadow -Wconversion
     -Wno-sign-conversion -Wnon-virtual-dtor -Wold-style-cast -Woverloaded-virtual -Wimplicit-fallthrough>
   $<$<AND:$<BOOL:${FHMOE_WERROR}>,$<COMPILE_LANG_AND_ID:CXX,GNU,Clang>>:-Werror>)
-install(TARGETS fhmoe_warnings EXPORT fhmoe_tuneTargets)
+
