@@ -1,0 +1,47 @@
+#pragma once
+
+// The cpu backend: the FHMoE op as serving runs it (sort -> MXFP8 quant -> stage1 ->
+// [quant] -> stage2 [-> reduce]), honouring every field of family::Candidate so that
+// different candidates compute differently and time differently.
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/family/candidate.hpp"
+#include "fhmoe/kernels/problem.hpp"
+#include "fhmoe/tuning/result.hpp"
+
+namespace fhmoe::kernels {
+
+// The candidate cannot run this shape on this backend (a tile that does not divide, a
+// thread count above the limit...). The worker reports it as Status::unsupported.
+class UnsupportedCandidate : public Error {
+public:
+    using Error::Error;
+};
+
+class CpuFhmoeOp {
+public:
+    // Validates the candidate against the shape (throws UnsupportedCandidate) and allocates
+    // every workspace buffer up front, so run() allocates nothing.
+    CpuFhmoeOp(const family::ShapeKey& shape, const family::Candidate& candidate);
+    ~CpuFhmoeOp();
+    CpuFhmoeOp(const CpuFhmoeOp&) = delete;
+    CpuFhmoeOp& operator=(const CpuFhmoeOp&) = delete;
+
+    // Runs the whole op on `problem` (which must have the constructor's shape) and writes
+    // out_bf16 [M, H]. When `stages` is given, it receives the per-stage wall time of this run.
+    void run(const Problem& problem, std::span<std::uint16_t> out_bf16,
+             tuning::StageSplit* stages = nullptr);
+
+    // Bytes this op allocates beyond the problem (workspace), for memory accounting.
+    std::size_t workspace_bytes() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace fhmoe::kernels
