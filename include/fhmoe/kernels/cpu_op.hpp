@@ -22,11 +22,32 @@ public:
     using Error::Error;
 };
 
+// Threads cooperating on one stage1 tile (Stage1Config::waves) and on the whole op.
+inline constexpr int kMaxCpuWavesPerTile = 8;
+inline constexpr int kMaxCpuThreads = 64;
+
+// A wrong kernel on purpose, for tests and the "wrong output" fault injection: the accuracy
+// check must catch it.
+enum class CpuOpFault : std::uint8_t {
+    none,
+    // Stage2 reads each routed weight block's E8M0 scale from the next block along K.
+    stage2_scale_off_by_one,
+};
+
+struct CpuOpOptions {
+    // Workers for the tile grids; 0 = std::thread::hardware_concurrency(), capped at
+    // kMaxCpuThreads. Stage1 runs max(1, threads / waves) tile groups of `waves` threads.
+    int threads = 0;
+    CpuOpFault fault = CpuOpFault::none;
+};
+
 class CpuFhmoeOp {
 public:
     // Validates the candidate against the shape (throws UnsupportedCandidate) and allocates
     // every workspace buffer up front, so run() allocates nothing.
     CpuFhmoeOp(const family::ShapeKey& shape, const family::Candidate& candidate);
+    CpuFhmoeOp(const family::ShapeKey& shape, const family::Candidate& candidate,
+               const CpuOpOptions& options);
     ~CpuFhmoeOp();
     CpuFhmoeOp(const CpuFhmoeOp&) = delete;
     CpuFhmoeOp& operator=(const CpuFhmoeOp&) = delete;
@@ -38,6 +59,9 @@ public:
 
     // Bytes this op allocates beyond the problem (workspace), for memory accounting.
     std::size_t workspace_bytes() const;
+
+    // Threads the op runs on (the caller included).
+    int thread_count() const;
 
 private:
     struct Impl;

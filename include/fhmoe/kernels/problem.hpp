@@ -47,4 +47,15 @@ struct Problem {
 // cannot represent (K not a multiple of 32, shared_expert_id != E-1, topk < 2 ...).
 Problem generate_problem(const family::ShapeKey& shape, std::uint64_t seed);
 
+// Throws fhmoe::Error naming the first field of `shape` this op cannot represent.
+void validate_shape(const family::ShapeKey& shape);
+
+// Throws fhmoe::Error when a tensor's size does not match problem.shape or a routing id is
+// out of [0, E) (a hand-built or corrupted problem), after validate_shape.
+void validate_problem(const Problem& problem);
+
+// A stable 64-bit fingerprint (FNV-1a) of every input byte, identical on every machine: ranks
+// compare it to prove they hold the same data.
+std::uint64_t problem_digest(const Problem& problem);
+
 }  // namespace fhmoe::kernels

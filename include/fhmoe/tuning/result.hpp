@@ -63,6 +63,8 @@ struct MeasuredOn {
     int worker_pid = 0;
 };
 
+// A field added here must also join compare_for_merge (result_order.cpp), or two results that
+// differ only in it would merge in arrival order.
 struct CandidateResult {
     std::string shape_key;  // family::shape_key_string of the shape
     CandidateId candidate;
@@ -72,6 +74,7 @@ struct CandidateResult {
     StageSplit stages;
     ErrorMetrics error;  // meaningful when the candidate ran (ok or mismatch)
     MeasuredOn where;
+    std::int64_t chunk = -1;      // the dispatch chunk it came from; -1 before dispatch
     std::uint32_t attempt = 0;    // 0 for the first worker life that saw it, +1 per retry
     bool fault_injected = false;  // a test asked for a fault on this candidate
     std::int64_t started_unix_ns = 0;

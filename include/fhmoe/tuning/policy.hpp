@@ -1,0 +1,79 @@
+#pragma once
+
+// Every default the tuner decides with (DESIGN.md section 3). No other file spells out a
+// threshold: code reads these structs, and a family that needs a different value copies a
+// struct and changes one field:
+//
+//     tuning::TuningPolicy policy = tuning::default_policy();
+//     policy.measurement.err_ratio = 0.1;
+//     tuning::validate(policy);
+
+#include <string>
+
+#include "fhmoe/error.hpp"
+
+namespace fhmoe::tuning {
+
+struct MeasurementPolicy {
+    int warmup = 5;           // --warmup: untimed runs before the timed ones
+    int iters = 101;          // --iters: timed runs per candidate
+    double err_ratio = 0.05;  // --errRatio: largest fraction of mismatching elements that passes
+    double rtol = 1e-2;       // isclose tolerances of the accuracy check (aiter checkAllclose)
+    double atol = 1e-2;
+    // --timeout: seconds one candidate may take, from launch to its last timed run. aiter's
+    // 1800 s lets one hung worker cost half an hour (reference section 10.3). On a GPU the
+    // slowest DSV4 candidate runs its warmup + 101 iterations in well under a second, and
+    // the deadline is meant to cover the candidate only (not data generation, the
+    // reference or worker start-up), so 60 s is generous for any real candidate while
+    // bounding what a hang costs. The cpu backend on large shapes needs --timeout raised.
+    double timeout_s = 60.0;
+    // Time against rotating input buffers so inputs come cold from memory, as serving sees
+    // them after other layers ran (aiter's run_perftest rotation).
+    bool rotate_inputs = true;
+};
+
+struct RunPolicy {
+    int batch = 100;  // --batch: shapes decided between two writes of the tuned CSV
+};
+
+struct PromotionPolicy {
+    // --min_improvement_pct: a challenger must be at least this much faster, in percent of
+    // the incumbent's time. The gate and --compare --update_improved both read it.
+    double min_improvement_pct = 3.0;
+    // The noise floor of the bar is this many combined standard errors of the two means.
+    double noise_floor_sigmas = 2.0;
+};
+
+struct FinalistPolicy {
+    int finalists = 4;  // best candidates (by time relative to the incumbent) that reach the race
+    int rounds = 5;     // interleaved race rounds; at least 2 so a standard error exists
+};
+
+struct TuningPolicy {
+    MeasurementPolicy measurement;
+    RunPolicy run;
+    PromotionPolicy promotion;
+    FinalistPolicy finalist;
+};
+
+TuningPolicy default_policy();
+
+// A policy value that makes no sense. field() is the dotted field ("measurement.iters"),
+// flag() the CLI flag that sets it ("--iters"), empty when it has none.
+class PolicyError : public Error {
+public:
+    PolicyError(std::string field, std::string flag, const std::string& reason);
+    const std::string& field() const noexcept { return field_; }
+    const std::string& flag() const noexcept { return flag_; }
+
+private:
+    std::string field_;
+    std::string flag_;
+};
+
+// Throws PolicyError for the first nonsensical value: iters < 1, warmup < 0, err_ratio
+// outside [0, 1], negative rtol/atol, a non-positive timeout, batch < 1, a negative or
+// non-finite min_improvement_pct or noise_floor_sigmas, finalists < 1, rounds < 2.
+void validate(const TuningPolicy& policy);
+
+}  // namespace fhmoe::tuning

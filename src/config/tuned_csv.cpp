@@ -1,0 +1,171 @@
+#include "fhmoe/config/tuned_csv.hpp"
+
+#include <cerrno>
+#include <charconv>
+#include <map>
+#include <utility>
+
+#include <sys/stat.h>
+
+#include "config/key_rules.hpp"
+#include "config/record_fields.hpp"
+#include "fhmoe/config/csv_reader.hpp"
+#include "fhmoe/config/lookup_key.hpp"
+#include "fhmoe/error.hpp"
+
+namespace fhmoe::config {
+namespace {
+
+// aiter's file has no measurement columns: reading it must not require them.
+constexpr std::array<std::string_view, 2> kMeasurementColumns = {"us", "err"};
+
+TunedLayout layout_of(const CsvTable& table) {
+    auto header_is = [&table](auto columns) {
+        if (table.header.size() != columns.size()) return false;
+        for (std::size_t i = 0; i < columns.size(); ++i) {
+            if (table.header[i].text != columns[i]) return false;
+        }
+        return true;
+    };
+    if (header_is(kTunedColumns)) return TunedLayout::fhmoe;
+    if (header_is(kAiterTunedColumns)) return TunedLayout::aiter;
+    return TunedLayout::reordered;
+}
+
+TunedRow read_row(const detail::RecordFields& fields, bool has_measurements) {
+    TunedRow row;
+    row.device = fields.device_key();
+    row.shape = fields.shape_key();
+    row.block_m = fields.small_integer("block_m");
+    row.ksplit = fields.small_integer("ksplit");
+    row.kernel_name1 = fields.text("kernelName1");
+    row.kernel_name2 = fields.text("kernelName2");
+    if (has_measurements) {
+        row.us = fields.optional_number("us");
+        row.err = fields.optional_number("err");
+    }
+    if (auto problem = detail::tuned_row_problem(row)) fields.fail(*problem);
+    return row;
+}
+
+std::string record_text(TunedLayout layout, const CsvRecord& record, const TunedRow& row) {
+    switch (layout) {
+        case TunedLayout::fhmoe: return record.source_text;
+        case TunedLayout::aiter: return record.source_text + ",,";
+        case TunedLayout::reordered: return format_tuned_row(row);
+    }
+    return format_tuned_row(row);
+}
+
+std::string format_number(double value) {
+    char buffer[64];
+    const auto [end, error] = std::to_chars(buffer, buffer + sizeof buffer, value);
+    FHMOE_CHECK(error == std::errc(), "formatting a double cannot overflow 64 characters");
+    return std::string(buffer, end);
+}
+
+}  // namespace
+
+TunedTable parse_tuned_csv(std::string path, std::string_view text) {
+    const CsvTable csv = parse_csv(std::move(path), text);
+    const std::span<const std::string_view> aiter_columns(kAiterTunedColumns);
+    detail::check_columns(csv, aiter_columns, kMeasurementColumns);
+    const bool has_us = csv.column_index("us") >= 0;
+    const bool has_err = csv.column_index("err") >= 0;
+    if (has_us != has_err) {
+        const CsvField& present =
+            csv.header[static_cast<std::size_t>(csv.column_index(has_us ? "us" : "err"))];
+        throw InputError(csv.path, csv.header_line, present.column, has_us ? "err" : "us",
+                         "missing column: 'us' and 'err' come together");
+    }
+
+    TunedTable table;
+    table.path = csv.path;
+    table.layout = layout_of(csv);
+    std::map<LookupKey, std::size_t> line_of_key;
+    for (const CsvRecord& record : csv.records) {
+        const detail::RecordFields fields(csv, record);
+        TunedRow row = read_row(fields, has_us);
+        const auto [existing, inserted] = line_of_key.emplace(lookup_key(row), record.line);
+        if (!inserted) {
+            fields.fail("token", "duplicate row: line " + std::to_string(existing->second) +
+                                     " has the same lookup key " +
+                                     lookup_key_string(existing->first));
+        }
+        std::string row_text = record_text(table.layout, record, row);
+        table.records.push_back(TunedRecord{std::move(row), record.line, std::move(row_text)});
+    }
+    return table;
+}
+
+TunedTable read_tuned_csv(const std::string& path) {
+    return parse_tuned_csv(path, read_text_file(path));
+}
+
+TunedTable read_tuned_csv_if_exists(const std::string& path) {
+    struct stat info {};
+    if (::stat(path.c_str(), &info) != 0 && errno == ENOENT) {
+        TunedTable empty;
+        empty.path = path;
+        return empty;
+    }
+    return read_tuned_csv(path);
+}
+
+std::string tuned_csv_header() {
+    std::string header;
+    for (std::string_view column : kTunedColumns) {
+        if (!header.empty()) header += ',';
+        header += column;
+    }
+    return header;
+}
+
+std::string format_tuned_row(const TunedRow& row) {
+    const family::ShapeKey& s = row.shape;
+    std::string text;
+    bool first = true;
+    auto add = [&text, &first](std::string_view value) {
+        if (!first) text += ',';
+        first = false;
+        text += value;
+    };
+    add(row.device.gfx);
+    add(std::to_string(row.device.cu_num));
+    add(std::to_string(s.token));
+    add(std::to_string(s.model_dim));
+    add(std::to_string(s.inter_dim));
+    add(std::to_string(s.expert));
+    add(std::to_string(s.topk));
+    add(std::to_string(s.shared_expert_id));
+    add(family::to_aiter_string(s.act_type));
+    add(family::to_aiter_string(s.dtype));
+    add(family::to_aiter_string(s.q_dtype_a));
+    add(family::to_aiter_string(s.q_dtype_w));
+    add(family::to_aiter_string(s.q_type));
+    add(std::to_string(s.use_g1u1));
+    add(std::to_string(s.doweight_stage1));
+    add(std::to_string(s.hidden_pad));
+    add(std::to_string(s.intermediate_pad));
+    add(family::to_aiter_string(s.gate_mode));
+    add(std::to_string(row.block_m));
+    add(std::to_string(row.ksplit));
+    add(row.kernel_name1);
+    add(row.kernel_name2);
+    text += ',';
+    if (row.us) text += format_number(*row.us);
+    text += ',';
+    if (row.err) text += format_number(*row.err);
+    return text;
+}
+
+std::string render_tuned_csv(const TunedTable& table) {
+    std::string text = tuned_csv_header() + "\n";
+    for (const TunedRecord& record : table.records) {
+        text += record.text;
+        text += '\n';
+    }
+    return text;
+}
+
+}  // namespace fhmoe::config

@@ -1,0 +1,77 @@
+#include "fhmoe/tuning/policy.hpp"
+
+#include <cmath>
+#include <sstream>
+#include <utility>
+
+namespace fhmoe::tuning {
+
+TuningPolicy default_policy() { return TuningPolicy{}; }
+
+namespace {
+
+std::string policy_message(const std::string& field, const std::string& flag,
+                           const std::string& reason) {
+    std::string message = "policy field '" + field + "'";
+    if (!flag.empty()) message += " (" + flag + ")";
+    return message + ": " + reason;
+}
+
+template <typename Value>
+std::string number(Value value) {
+    std::ostringstream text;
+    text << value;
+    return text.str();
+}
+
+template <typename Value>
+std::string got(Value value) {
+    return "got " + number(value);
+}
+
+void require_at_least(int value, int minimum, const char* field, const char* flag) {
+    if (value < minimum) {
+        throw PolicyError(field, flag, "must be at least " + number(minimum) + ", " + got(value));
+    }
+}
+
+// NaN fails every comparison, so "!(value >= minimum)" also rejects it.
+void require_finite_at_least(double value, double minimum, const char* field, const char* flag) {
+    if (!(value >= minimum) || !std::isfinite(value)) {
+        throw PolicyError(field, flag,
+                          "must be finite and at least " + number(minimum) + ", " + got(value));
+    }
+}
+
+}  // namespace
+
+PolicyError::PolicyError(std::string field, std::string flag, const std::string& reason)
+    : Error(policy_message(field, flag, reason)),
+      field_(std::move(field)),
+      flag_(std::move(flag)) {}
+
+void validate(const TuningPolicy& policy) {
+    const MeasurementPolicy& measurement = policy.measurement;
+    require_at_least(measurement.warmup, 0, "measurement.warmup", "--warmup");
+    require_at_least(measurement.iters, 1, "measurement.iters", "--iters");
+    if (!(measurement.err_ratio >= 0.0 && measurement.err_ratio <= 1.0)) {
+        throw PolicyError("measurement.err_ratio", "--errRatio",
+                          "must be within [0, 1], " + got(measurement.err_ratio));
+    }
+    require_finite_at_least(measurement.rtol, 0.0, "measurement.rtol", "");
+    require_finite_at_least(measurement.atol, 0.0, "measurement.atol", "");
+    if (!(measurement.timeout_s > 0.0) || !std::isfinite(measurement.timeout_s)) {
+        throw PolicyError(
+            "measurement.timeout_s", "--timeout",
+            "must be a finite number of seconds above 0, " + got(measurement.timeout_s));
+    }
+    require_at_least(policy.run.batch, 1, "run.batch", "--batch");
+    require_finite_at_least(policy.promotion.min_improvement_pct, 0.0,
+                            "promotion.min_improvement_pct", "--min_improvement_pct");
+    require_finite_at_least(policy.promotion.noise_floor_sigmas, 0.0,
+                            "promotion.noise_floor_sigmas", "");
+    require_at_least(policy.finalist.finalists, 1, "finalist.finalists", "");
+    require_at_least(policy.finalist.rounds, 2, "finalist.rounds", "");
+}
+
+}  // namespace fhmoe::tuning

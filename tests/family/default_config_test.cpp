@@ -1,0 +1,80 @@
+#include "fhmoe/family/default_config.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "csv_rows.hpp"
+#include "fhmoe/family/builtin_shapes.hpp"
+#include "fhmoe/family/catalogue.hpp"
+#include "fhmoe/family/legality.hpp"
+
+namespace fhmoe::family {
+namespace {
+
+TEST(DefaultCandidate, IsInTheCatalogueOfEveryShippedShape) {
+    const std::vector<ShapeKey> shapes = test::shipped_shapes();
+    ASSERT_EQ(shapes.size(), 17U);
+    for (const ShapeKey& shape : shapes) {
+        const std::vector<Candidate> catalogue = build_catalogue(shape);
+        EXPECT_TRUE(
+            std::binary_search(catalogue.begin(), catalogue.end(), default_candidate(shape)))
+            << shape_key_string(shape);
+    }
+}
+
+TEST(DefaultCandidate, IsInTheCatalogueOfManyShapes) {
+    int checked = 0;
+    for (std::int64_t h : {256, 512, 1024, 2880, 4096, 7168, 8192}) {
+        for (std::int64_t i : {64, 128, 192, 256, 320, 384, 512, 768, 1536, 2048}) {
+            for (std::int64_t token : {1, 3, 7, 16, 33, 100, 1000, 5000, 40000, 200000}) {
+                for (auto [expert, topk] : {std::pair{17, 5}, {385, 7}, {9, 3}, {257, 9}}) {
+                    for (GateMode gate : {GateMode::interleave, GateMode::separated}) {
+                        ShapeKey shape = dsv4_i384_shape(token, gate);
+                        shape.model_dim = h;
+                        shape.inter_dim = i;
+                        shape.expert = expert;
+                        shape.topk = topk;
+                        shape.shared_expert_id = expert - 1;
+                        const Candidate candidate = default_candidate(shape);
+                        ASSERT_TRUE(is_in_catalogue(shape, candidate)) << shape_key_string(shape);
+                        ++checked;
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(checked, 7 * 10 * 10 * 4 * 2);
+}
+
+TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
+    const Candidate small = default_candidate(dsv4_i384_shape(1));
+    EXPECT_EQ(small.block_m, 32);
+    EXPECT_EQ(small.stage1, (Stage1Config{32, 128, 256, 1, 1, GateMode::interleave, true}));
+    EXPECT_EQ(small.stage2, (Stage2Config{32, 128, 128, Stage2Mode::atomic, false}));
+    // 8192 tokens x 6 routed slots / 384 experts = 128 rows per routed expert.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8192)).block_m, 128);
+    // 40000 -> padded 32768 -> 512 rows per routed expert: capped at 128.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(40000)).block_m, 128);
+    // 4096 x 6 / 384 = 64 rows.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4096)).block_m, 64);
+    ShapeKey narrow = dsv4_i384_shape(1, GateMode::separated);
+    narrow.inter_dim = 192;  // tile_n 128 and stage2 tile_k 128 do not divide it
+    const Candidate fallback = default_candidate(narrow);
+    EXPECT_EQ(fallback.stage1.tile_n, 64);
+    EXPECT_EQ(fallback.stage2.tile_k, 64);
+    EXPECT_EQ(fallback.stage1.gate_mode, GateMode::separated);
+}
+
+TEST(DefaultCandidate, ThrowsWhereNoCandidateExists) {
+    ShapeKey shape = dsv4_i384_shape(1);
+    shape.inter_dim = 96;
+    EXPECT_THROW(default_candidate(shape), UnsupportedShape);
+    shape = dsv4_i384_shape(1);
+    shape.doweight_stage1 = 1;
+    EXPECT_THROW(default_candidate(shape), UnsupportedShape);
+}
+
+}  // namespace
+}  // namespace fhmoe::family

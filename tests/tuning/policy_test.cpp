@@ -1,0 +1,139 @@
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <limits>
+#include <string>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/tuning/policy.hpp"
+
+namespace fhmoe::tuning {
+namespace {
+
+TEST(Policy, DefaultsAreTheDesignValues) {
+    const TuningPolicy policy = default_policy();
+    EXPECT_EQ(policy.measurement.warmup, 5);
+    EXPECT_EQ(policy.measurement.iters, 101);
+    EXPECT_DOUBLE_EQ(policy.measurement.err_ratio, 0.05);
+    EXPECT_DOUBLE_EQ(policy.measurement.rtol, 1e-2);
+    EXPECT_DOUBLE_EQ(policy.measurement.atol, 1e-2);
+    EXPECT_DOUBLE_EQ(policy.measurement.timeout_s, 60.0);
+    EXPECT_TRUE(policy.measurement.rotate_inputs);
+    EXPECT_EQ(policy.run.batch, 100);
+    EXPECT_DOUBLE_EQ(policy.promotion.min_improvement_pct, 3.0);
+    EXPECT_DOUBLE_EQ(policy.promotion.noise_floor_sigmas, 2.0);
+    EXPECT_EQ(policy.finalist.finalists, 4);
+    EXPECT_EQ(policy.finalist.rounds, 5);
+    EXPECT_NO_THROW(validate(policy));
+}
+
+TEST(Policy, FamilyOverridesOneFieldOfACopy) {
+    // A family that needs a looser accuracy bar and a stricter promotion bar.
+    TuningPolicy family = default_policy();
+    family.measurement.err_ratio = 0.1;
+    PromotionPolicy strict = family.promotion;
+    strict.min_improvement_pct = 5.0;
+    family.promotion = strict;
+
+    EXPECT_NO_THROW(validate(family));
+    EXPECT_DOUBLE_EQ(family.measurement.err_ratio, 0.1);
+    EXPECT_DOUBLE_EQ(family.promotion.min_improvement_pct, 5.0);
+    // Everything else keeps the default, and the defaults themselves are untouched.
+    EXPECT_EQ(family.measurement.iters, 101);
+    EXPECT_DOUBLE_EQ(default_policy().measurement.err_ratio, 0.05);
+    EXPECT_DOUBLE_EQ(default_policy().promotion.min_improvement_pct, 3.0);
+}
+
+struct BadValue {
+    std::string name;
+    std::function<void(TuningPolicy&)> spoil;
+    std::string field;
+    std::string flag;
+};
+
+class PolicyValidation : public ::testing::TestWithParam<BadValue> {};
+
+TEST_P(PolicyValidation, RejectsNonsenseNamingTheFieldAndFlag) {
+    TuningPolicy policy = default_policy();
+    GetParam().spoil(policy);
+    try {
+        validate(policy);
+        FAIL() << "expected PolicyError for " << GetParam().field;
+    } catch (const PolicyError& error) {
+        EXPECT_EQ(error.field(), GetParam().field);
+        EXPECT_EQ(error.flag(), GetParam().flag);
+        const std::string what = error.what();
+        EXPECT_NE(what.find("'" + GetParam().field + "'"), std::string::npos) << what;
+        if (!GetParam().flag.empty()) {
+            EXPECT_NE(what.find("(" + GetParam().flag + ")"), std::string::npos) << what;
+        }
+    }
+}
+
+const double nan = std::numeric_limits<double>::quiet_NaN();
+const double inf = std::numeric_limits<double>::infinity();
+
+INSTANTIATE_TEST_SUITE_P(
+    EveryField, PolicyValidation,
+    ::testing::Values(
+        BadValue{"warmup_negative", [](TuningPolicy& p) { p.measurement.warmup = -1; },
+                 "measurement.warmup", "--warmup"},
+        BadValue{"iters_zero", [](TuningPolicy& p) { p.measurement.iters = 0; },
+                 "measurement.iters", "--iters"},
+        BadValue{"err_ratio_negative", [](TuningPolicy& p) { p.measurement.err_ratio = -0.01; },
+                 "measurement.err_ratio", "--errRatio"},
+        BadValue{"err_ratio_above_one", [](TuningPolicy& p) { p.measurement.err_ratio = 1.5; },
+                 "measurement.err_ratio", "--errRatio"},
+        BadValue{"err_ratio_nan", [](TuningPolicy& p) { p.measurement.err_ratio = nan; },
+                 "measurement.err_ratio", "--errRatio"},
+        BadValue{"rtol_negative", [](TuningPolicy& p) { p.measurement.rtol = -1e-3; },
+                 "measurement.rtol", ""},
+        BadValue{"atol_nan", [](TuningPolicy& p) { p.measurement.atol = nan; }, "measurement.atol",
+                 ""},
+        BadValue{"timeout_zero", [](TuningPolicy& p) { p.measurement.timeout_s = 0.0; },
+                 "measurement.timeout_s", "--timeout"},
+        BadValue{"timeout_infinite", [](TuningPolicy& p) { p.measurement.timeout_s = inf; },
+                 "measurement.timeout_s", "--timeout"},
+        BadValue{"batch_zero", [](TuningPolicy& p) { p.run.batch = 0; }, "run.batch", "--batch"},
+        BadValue{"pct_negative", [](TuningPolicy& p) { p.promotion.min_improvement_pct = -1.0; },
+                 "promotion.min_improvement_pct", "--min_improvement_pct"},
+        BadValue{"pct_infinite", [](TuningPolicy& p) { p.promotion.min_improvement_pct = inf; },
+                 "promotion.min_improvement_pct", "--min_improvement_pct"},
+        BadValue{"sigmas_negative", [](TuningPolicy& p) { p.promotion.noise_floor_sigmas = -2.0; },
+                 "promotion.noise_floor_sigmas", ""},
+        BadValue{"finalists_zero", [](TuningPolicy& p) { p.finalist.finalists = 0; },
+                 "finalist.finalists", ""},
+        BadValue{"rounds_one", [](TuningPolicy& p) { p.finalist.rounds = 1; }, "finalist.rounds",
+                 ""}),
+    [](const ::testing::TestParamInfo<BadValue>& param_info) { return param_info.param.name; });
+
+TEST(Policy, BoundaryValuesAreAccepted) {
+    TuningPolicy policy = default_policy();
+    policy.measurement.warmup = 0;
+    policy.measurement.iters = 1;
+    policy.measurement.err_ratio = 0.0;
+    policy.measurement.rtol = 0.0;
+    policy.measurement.atol = 0.0;
+    policy.run.batch = 1;
+    policy.promotion.min_improvement_pct = 0.0;
+    policy.promotion.noise_floor_sigmas = 0.0;
+    policy.finalist.finalists = 1;
+    policy.finalist.rounds = 2;
+    EXPECT_NO_THROW(validate(policy));
+    policy.measurement.err_ratio = 1.0;
+    EXPECT_NO_THROW(validate(policy));
+}
+
+TEST(Policy, PolicyErrorIsAnFhmoeError) {
+    TuningPolicy policy = default_policy();
+    policy.measurement.iters = -3;
+    EXPECT_THROW(validate(policy), Error);
+    try {
+        validate(policy);
+    } catch (const PolicyError& error) {
+        EXPECT_NE(std::string(error.what()).find("got -3"), std::string::npos) << error.what();
+    }
+}
+
+}  // namespace
+}  // namespace fhmoe::tuning
