@@ -1,0 +1,135 @@
+#pragma once
+
+// The in-memory evidence of one tuning run: what the tuner fills while it runs and what the
+// HDF5 archive stores (docs/evidence-schema.md). Rows refer to shapes by their index in
+// `shapes` (the shape id), so the tables join the way the archive's datasets do.
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "fhmoe/family/shape.hpp"
+#include "fhmoe/tuning/result.hpp"
+
+namespace fhmoe::evidence {
+
+// What the run concluded for one shape. The tuner maps its gate verdict and coverage check
+// onto it. The names are part of the archive (an HDF5 ENUM) and never change.
+enum class Decision : std::uint8_t {
+    promote = 0,     // the winner beat the incumbent by at least the bar: it is published
+    retain = 1,      // the incumbent stays: no challenger cleared the bar
+    incomplete = 2,  // some candidate has no terminal status: nothing published (coverage)
+    all_failed = 3,  // every candidate ended in a failure status: nothing to publish
+    pending = 4,     // checkpoint only: the shape has no decision yet
+};
+
+inline constexpr Decision all_decisions[] = {Decision::promote, Decision::retain,
+                                             Decision::incomplete, Decision::all_failed,
+                                             Decision::pending};
+
+std::string_view to_string(Decision decision) noexcept;
+
+// Inverse of to_string; throws fhmoe::ParseError naming the text and the valid names.
+Decision decision_from_string(std::string_view text);
+
+// How a candidate's relative_to_incumbent was obtained (tuning/relative_ranking.hpp).
+enum class RatioBasis : std::uint8_t {
+    none = 0,                    // no ratio: not ok, or the shape has no ok incumbent
+    same_chunk_incumbent = 1,    // against the incumbent timed in the same chunk
+    other_chunks_incumbent = 2,  // against the median ok incumbent of the other chunks
+};
+
+inline constexpr RatioBasis all_ratio_bases[] = {RatioBasis::none, RatioBasis::same_chunk_incumbent,
+                                                 RatioBasis::other_chunks_incumbent};
+
+std::string_view to_string(RatioBasis basis) noexcept;
+
+// Marks a time or percentage that does not exist (no incumbent, a failed winner, ...).
+inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
+
+struct PolicyValue {
+    std::string name;  // the CLI flag name without dashes ("iters", "min_improvement_pct")
+    double value = 0.0;
+    bool operator==(const PolicyValue&) const = default;
+};
+
+struct RankInfo {
+    int rank = 0;
+    std::string host;
+    int device_index = -1;  // -1 for the cpu and sim backends
+    std::string device_name;
+    std::string device_uuid;
+    std::string driver;  // driver / runtime version text; empty when there is none
+    bool operator==(const RankInfo&) const = default;
+};
+
+struct Provenance {
+    std::string tool_version;
+    std::string git_revision;
+    std::vector<std::string> command_line;  // argv, one element per argument
+    std::string backend;                    // "gpu", "cpu" or "sim"
+    std::uint64_t seed = 0;
+    std::int64_t started_unix = 0;   // seconds since the epoch
+    std::int64_t finished_unix = 0;  // 0 until the run ends
+    int exit_status = -1;            // the tuner's exit code; -1 until the run ends
+    bool complete = false;           // false in checkpoint archives, true in the final one
+    std::vector<PolicyValue> policy;
+    std::vector<RankInfo> ranks;
+    bool operator==(const Provenance&) const = default;
+};
+
+struct ShapeRecord {
+    family::DeviceKey device;
+    family::ShapeKey key;
+    std::string shape_key;  // the key the tuner's results carry (CandidateResult::shape_key)
+    std::uint32_t candidate_count = 0;  // candidates planned; rows may be fewer at a checkpoint
+    bool operator==(const ShapeRecord&) const = default;
+};
+
+struct CandidateRecord {
+    std::uint32_t shape_id = 0;
+    tuning::CandidateResult result;
+    // Candidate time over the incumbent's (below 1 is faster); kAbsent when basis is none.
+    double relative_to_incumbent = kAbsent;
+    RatioBasis ratio_basis = RatioBasis::none;
+};
+
+// One contender's mean time in one round of the finalist race.
+struct RaceSample {
+    std::uint32_t shape_id = 0;
+    std::string candidate_key;  // tuning::CandidateId::key()
+    std::uint32_t round = 0;
+    double time_us = 0.0;
+    bool is_incumbent = false;
+};
+
+struct DecisionRecord {
+    std::uint32_t shape_id = 0;
+    Decision decision = Decision::pending;
+    std::string incumbent_key;  // empty when the shape had no incumbent
+    double incumbent_us = kAbsent;
+    double incumbent_stderr_us = kAbsent;
+    std::string winner_key;  // the fastest ok challenger; empty when none was ok
+    double winner_us = kAbsent;
+    double winner_stderr_us = kAbsent;
+    double margin_pct = kAbsent;  // (incumbent - winner) / incumbent * 100
+    double bar_pct = kAbsent;     // max(min_improvement_pct, noise_floor_pct)
+    double noise_floor_pct = kAbsent;
+    std::string reason;  // one line, from the gate or the coverage check
+};
+
+struct RunEvidence {
+    Provenance provenance;
+    std::vector<ShapeRecord> shapes;
+    std::vector<CandidateRecord> candidates;
+    std::vector<RaceSample> race;
+    std::vector<DecisionRecord> decisions;
+};
+
+// The key of the configuration serving will use after this run: the winner when promoted,
+// the incumbent when retained, empty when nothing was published.
+std::string published_key(const DecisionRecord& decision);
+
+}  // namespace fhmoe::evidence

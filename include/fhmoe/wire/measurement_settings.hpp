@@ -1,0 +1,20 @@
+#pragma once
+
+// What a worker needs to know to measure one candidate: the subset of the measurement policy
+// that crosses the process boundary. It lives in wire (not in the worker) because the MPI
+// messages and the journal carry it too.
+
+#include <cstdint>
+
+namespace fhmoe::wire {
+
+struct MeasurementSettings {
+    std::uint32_t warmup = 5;   // untimed runs after the checked run
+    std::uint32_t iters = 101;  // timed runs, one sample each
+    double err_ratio = 0.05;    // the accuracy verdict's threshold on mismatch_fraction
+    double rtol = 1e-2;
+    double atol = 1e-2;
+    auto operator<=>(const MeasurementSettings&) const = default;
+};
+
+}  // namespace fhmoe::wire

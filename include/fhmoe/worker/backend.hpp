@@ -1,0 +1,86 @@
+#pragma once
+
+// One interface for every way to run a candidate (DESIGN.md section 5). The measurement loop
+// (measurement.hpp) owns the order of steps (preflight, checked run, warmup, timed runs) and
+// the fault injection; a backend only knows how to load a shape and run one candidate on it.
+//
+// Backends: "cpu" (kernels/cpu: real compute, steady-clock timing), "sim" (a latency model,
+// no compute). The "gpu" backend plugs in here: its timed_run_us() times with device events
+// and it throws DeviceFault when the context is poisoned (an illegal address surfaces at the
+// next synchronize as error 700, and the process stays alive with a dead context).
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/family/candidate.hpp"
+#include "fhmoe/family/shape.hpp"
+#include "fhmoe/tuning/result.hpp"
+#include "fhmoe/wire/measurement_settings.hpp"
+
+namespace fhmoe::worker {
+
+// The device context is unusable from now on: the candidate is a crash and the worker must
+// be replaced (no timing is ever taken in a context that faulted).
+class DeviceFault : public Error {
+public:
+    using Error::Error;
+};
+
+// The requested backend is not in this build (exit code not_available).
+class BackendNotAvailable : public Error {
+public:
+    using Error::Error;
+};
+
+struct LoadedShape {
+    std::uint64_t reference_digest = 0;  // identical on every machine for (shape, seed)
+    std::uint64_t bytes_in_use = 0;      // inputs, rotation copies and reference held
+};
+
+// A candidate constructed for the loaded shape, ready to run.
+class PreparedCandidate {
+public:
+    virtual ~PreparedCandidate() = default;
+    // One run on the shape's first input, compared with the reference. perturb_output is
+    // the injected `wrong` fault: the output is corrupted before the comparison, as a
+    // buggy kernel would leave it.
+    virtual tuning::ErrorMetrics checked_run(const wire::MeasurementSettings& settings,
+                                             bool perturb_output) = 0;
+    // One iteration of the whole op as serving runs it, on the next input of the rotation;
+    // returns its duration in microseconds and, when asked, this run's per-stage split.
+    virtual double timed_run_us(tuning::StageSplit* stages) = 0;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string_view name() const = 0;
+    // host, device name/uuid/index and the worker's pid; rank is the supervisor's to fill.
+    virtual tuning::MeasuredOn device() const = 0;
+    // Generates the shape's inputs and reference from the seed; throws on failure (a
+    // std::bad_alloc when memory runs out). Replaces any previously loaded shape.
+    virtual LoadedShape load(const family::ShapeKey& shape, std::uint64_t seed) = 0;
+    // Bytes the device has free for a candidate's workspace now.
+    virtual std::uint64_t free_bytes() const = 0;
+    // Estimated bytes the candidate allocates on the loaded shape, beyond the inputs.
+    virtual std::uint64_t candidate_bytes(const family::Candidate& candidate) const = 0;
+    // Throws kernels::UnsupportedCandidate when the candidate cannot run the loaded shape.
+    virtual std::unique_ptr<PreparedCandidate> prepare(const family::Candidate& candidate) = 0;
+};
+
+struct BackendOptions {
+    std::optional<std::uint64_t> memory_limit_bytes;  // caps free memory (tests force preflight)
+    int device_index = 0;    // which device (sim: which simulated device, it sets the noise)
+    double sim_speed = 1.0;  // sim: the device's speed factor (2.0 = twice as fast)
+    int cpu_threads = 0;     // cpu: threads per op (0: the op's default, all cores)
+};
+
+// "cpu" or "sim"; "gpu" throws BackendNotAvailable until it is built; anything else is an
+// InputError naming the valid names.
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
+
+}  // namespace fhmoe::worker

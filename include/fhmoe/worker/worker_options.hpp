@@ -1,0 +1,27 @@
+#pragma once
+
+// fhmoe_worker's command line, parsed apart from main() so that it is testable with argv
+// vectors.
+
+#include <string>
+#include <vector>
+
+#include "fhmoe/worker/backend.hpp"
+#include "fhmoe/worker/fault_spec.hpp"
+#include "fhmoe/worker/protocol.hpp"
+
+namespace fhmoe::worker {
+
+struct WorkerOptions {
+    std::string backend = "cpu";
+    BackendOptions backend_options;
+    FaultPlan faults;
+    int socket_fd = worker_socket_fd;
+    int supervisor_pid = 0;  // 0: not checked
+};
+
+// Throws fhmoe::InputError naming the flag on a bad value.
+WorkerOptions parse_worker_options(const std::vector<std::string>& args);
+std::string worker_usage();
+
+}  // namespace fhmoe::worker

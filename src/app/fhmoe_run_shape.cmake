@@ -1,0 +1,6 @@
+# fhmoe_run_shape: one shape's candidates through one supervised worker (issue #5).
+add_executable(fhmoe_run_shape ${CMAKE_CURRENT_LIST_DIR}/fhmoe_run_shape_main.cpp)
+target_link_libraries(fhmoe_run_shape PRIVATE fhmoe_supervisor fhmoe_worker_protocol fhmoe_config
+                      fhmoe_family fhmoe_tuning cxxopts::cxxopts fhmoe_warnings)
+add_dependencies(fhmoe_run_shape fhmoe_worker)  # it starts fhmoe_worker from its own directory
+install(TARGETS fhmoe_run_shape RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -1,0 +1,51 @@
+// fhmoe_worker: the measurement process a supervisor spawns (one per GPU). It owns the
+// device context; when that context faults, the process is replaced, never reused.
+
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/exit_code.hpp"
+#include "fhmoe/worker/backend.hpp"
+#include "fhmoe/worker/worker_loop.hpp"
+#include "fhmoe/worker/worker_options.hpp"
+
+int main(int argc, char** argv) {
+    // Die with the supervisor, whatever killed it: an orphaned worker would hold its GPU.
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A crashing candidate must cost a restart (~0.3 s), not a multi-gigabyte core dump.
+    const rlimit no_core{0, 0};
+    ::setrlimit(RLIMIT_CORE, &no_core);
+
+    const std::vector<std::string> args(argv + 1, argv + argc);
+    for (const std::string& arg : args) {
+        if (arg == "--help" || arg == "-h") {
+            std::fputs(fhmoe::worker::worker_usage().c_str(), stdout);
+            return 0;
+        }
+    }
+    try {
+        const fhmoe::worker::WorkerOptions options = fhmoe::worker::parse_worker_options(args);
+        // The supervisor may have died between spawn and prctl: then nobody would kill us.
+        if (options.supervisor_pid != 0 && ::getppid() != options.supervisor_pid) {
+            return fhmoe::to_int(fhmoe::ExitCode::internal_error);
+        }
+        auto backend = fhmoe::worker::make_backend(options.backend, options.backend_options);
+        return fhmoe::worker::serve(*backend, options.faults, options.socket_fd);
+    } catch (const fhmoe::InputError& error) {
+        std::fprintf(stderr, "fhmoe_worker: %s\n", error.what());
+        return fhmoe::to_int(fhmoe::ExitCode::bad_input);
+    } catch (const fhmoe::worker::BackendNotAvailable& error) {
+        std::fprintf(stderr, "fhmoe_worker: %s\n", error.what());
+        return fhmoe::to_int(fhmoe::ExitCode::not_available);
+    } catch (const std::exception& error) {
+        std::fprintf(stderr, "fhmoe_worker: internal error: %s\n", error.what());
+        return fhmoe::to_int(fhmoe::ExitCode::internal_error);
+    }
+}

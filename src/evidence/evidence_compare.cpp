@@ -1,0 +1,169 @@
+#include "fhmoe/evidence/evidence_compare.hpp"
+
+#include <cmath>
+#include <sstream>
+
+namespace fhmoe::evidence {
+namespace {
+
+class Differences {
+public:
+    explicit Differences(std::size_t limit) : limit_(limit) {}
+
+    template <typename Value>
+    void compare(const std::string& field, const Value& expected, const Value& actual) {
+        if (equal(expected, actual)) return;
+        std::ostringstream text;
+        text << field << ": " << printable(expected) << " != " << printable(actual);
+        add(text.str());
+    }
+
+    void add(std::string difference) {
+        if (found_.size() < limit_) found_.push_back(std::move(difference));
+    }
+    std::vector<std::string> take() { return std::move(found_); }
+
+private:
+    template <typename Value>
+    static bool equal(const Value& a, const Value& b) {
+        if constexpr (std::is_floating_point_v<Value>) {
+            return (std::isnan(a) && std::isnan(b)) || a == b;
+        } else {
+            return a == b;
+        }
+    }
+    template <typename Value>
+    static auto printable(const Value& value) {
+        if constexpr (std::is_enum_v<Value>) {
+            return static_cast<long long>(value);
+        } else if constexpr (std::is_same_v<Value, std::string>) {
+            return "'" + value + "'";
+        } else {
+            return value;
+        }
+    }
+
+    std::size_t limit_;
+    std::vector<std::string> found_;
+};
+
+template <typename Record, typename CompareOne>
+void compare_table(Differences& out, const std::string& table, const std::vector<Record>& expected,
+                   const std::vector<Record>& actual, CompareOne compare_one) {
+    if (expected.size() != actual.size()) {
+        out.add(table + ": " + std::to_string(expected.size()) +
+                " rows != " + std::to_string(actual.size()) + " rows");
+        return;
+    }
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        compare_one(table + "[" + std::to_string(i) + "].", expected[i], actual[i]);
+    }
+}
+
+void compare_provenance(Differences& out, const Provenance& e, const Provenance& a) {
+    out.compare("provenance.tool_version", e.tool_version, a.tool_version);
+    out.compare("provenance.git_revision", e.git_revision, a.git_revision);
+    if (e.command_line != a.command_line) out.add("provenance.command_line differs");
+    out.compare("provenance.backend", e.backend, a.backend);
+    out.compare("provenance.seed", e.seed, a.seed);
+    out.compare("provenance.started_unix", e.started_unix, a.started_unix);
+    out.compare("provenance.finished_unix", e.finished_unix, a.finished_unix);
+    out.compare("provenance.exit_status", e.exit_status, a.exit_status);
+    out.compare("provenance.complete", e.complete, a.complete);
+    compare_table(out, "provenance.policy", e.policy, a.policy,
+                  [&](const std::string& p, const PolicyValue& x, const PolicyValue& y) {
+                      out.compare(p + "name", x.name, y.name);
+                      out.compare(p + "value", x.value, y.value);
+                  });
+    compare_table(out, "provenance.ranks", e.ranks, a.ranks,
+                  [&](const std::string& p, const RankInfo& x, const RankInfo& y) {
+                      if (!(x == y)) out.add(p + " differs (rank " + std::to_string(x.rank) + ")");
+                  });
+}
+
+void compare_result(Differences& out, const std::string& p, const tuning::CandidateResult& x,
+                    const tuning::CandidateResult& y) {
+    out.compare(p + "shape_key", x.shape_key, y.shape_key);
+    out.compare(p + "candidate", x.candidate.key(), y.candidate.key());
+    out.compare(p + "status", x.status, y.status);
+    out.compare(p + "detail", x.detail, y.detail);
+    out.compare(p + "timing.n_raw", x.timing.n_raw, y.timing.n_raw);
+    out.compare(p + "timing.n_kept", x.timing.n_kept, y.timing.n_kept);
+    out.compare(p + "timing.mean_us", x.timing.mean_us, y.timing.mean_us);
+    out.compare(p + "timing.median_us", x.timing.median_us, y.timing.median_us);
+    out.compare(p + "timing.stddev_us", x.timing.stddev_us, y.timing.stddev_us);
+    out.compare(p + "timing.stderr_us", x.timing.stderr_us, y.timing.stderr_us);
+    out.compare(p + "timing.min_us", x.timing.min_us, y.timing.min_us);
+    out.compare(p + "timing.max_us", x.timing.max_us, y.timing.max_us);
+    out.compare(p + "stages.sort_us", x.stages.sort_us, y.stages.sort_us);
+    out.compare(p + "stages.quant_us", x.stages.quant_us, y.stages.quant_us);
+    out.compare(p + "stages.stage1_us", x.stages.stage1_us, y.stages.stage1_us);
+    out.compare(p + "stages.stage2_us", x.stages.stage2_us, y.stages.stage2_us);
+    out.compare(p + "stages.reduce_us", x.stages.reduce_us, y.stages.reduce_us);
+    out.compare(p + "error.mismatch_fraction", x.error.mismatch_fraction,
+                y.error.mismatch_fraction);
+    out.compare(p + "error.cosine_distance", x.error.cosine_distance, y.error.cosine_distance);
+    out.compare(p + "error.max_abs_delta", x.error.max_abs_delta, y.error.max_abs_delta);
+    out.compare(p + "error.catastrophic", x.error.catastrophic, y.error.catastrophic);
+    out.compare(p + "where.rank", x.where.rank, y.where.rank);
+    out.compare(p + "where.host", x.where.host, y.where.host);
+    out.compare(p + "where.device_index", x.where.device_index, y.where.device_index);
+    out.compare(p + "where.device_name", x.where.device_name, y.where.device_name);
+    out.compare(p + "where.device_uuid", x.where.device_uuid, y.where.device_uuid);
+    out.compare(p + "where.worker_pid", x.where.worker_pid, y.where.worker_pid);
+    out.compare(p + "chunk", x.chunk, y.chunk);
+    out.compare(p + "attempt", x.attempt, y.attempt);
+    out.compare(p + "fault_injected", x.fault_injected, y.fault_injected);
+    out.compare(p + "started_unix_ns", x.started_unix_ns, y.started_unix_ns);
+    out.compare(p + "finished_unix_ns", x.finished_unix_ns, y.finished_unix_ns);
+}
+
+}  // namespace
+
+std::vector<std::string> evidence_differences(const RunEvidence& expected,
+                                              const RunEvidence& actual, std::size_t limit) {
+    Differences out(limit);
+    compare_provenance(out, expected.provenance, actual.provenance);
+    compare_table(out, "shapes", expected.shapes, actual.shapes,
+                  [&](const std::string& p, const ShapeRecord& x, const ShapeRecord& y) {
+                      out.compare(p + "shape_key", x.shape_key, y.shape_key);
+                      if (!(x.device == y.device)) out.add(p + "device differs");
+                      if (!(x.key == y.key)) out.add(p + "key differs");
+                      out.compare(p + "candidate_count", x.candidate_count, y.candidate_count);
+                  });
+    compare_table(out, "candidates", expected.candidates, actual.candidates,
+                  [&](const std::string& p, const CandidateRecord& x, const CandidateRecord& y) {
+                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
+                      out.compare(p + "relative_to_incumbent", x.relative_to_incumbent,
+                                  y.relative_to_incumbent);
+                      out.compare(p + "ratio_basis", x.ratio_basis, y.ratio_basis);
+                      compare_result(out, p + "result.", x.result, y.result);
+                  });
+    compare_table(out, "race", expected.race, actual.race,
+                  [&](const std::string& p, const RaceSample& x, const RaceSample& y) {
+                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
+                      out.compare(p + "candidate_key", x.candidate_key, y.candidate_key);
+                      out.compare(p + "round", x.round, y.round);
+                      out.compare(p + "time_us", x.time_us, y.time_us);
+                      out.compare(p + "is_incumbent", x.is_incumbent, y.is_incumbent);
+                  });
+    compare_table(out, "decisions", expected.decisions, actual.decisions,
+                  [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
+                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
+                      out.compare(p + "decision", x.decision, y.decision);
+                      out.compare(p + "incumbent_key", x.incumbent_key, y.incumbent_key);
+                      out.compare(p + "incumbent_us", x.incumbent_us, y.incumbent_us);
+                      out.compare(p + "incumbent_stderr_us", x.incumbent_stderr_us,
+                                  y.incumbent_stderr_us);
+                      out.compare(p + "winner_key", x.winner_key, y.winner_key);
+                      out.compare(p + "winner_us", x.winner_us, y.winner_us);
+                      out.compare(p + "winner_stderr_us", x.winner_stderr_us, y.winner_stderr_us);
+                      out.compare(p + "margin_pct", x.margin_pct, y.margin_pct);
+                      out.compare(p + "bar_pct", x.bar_pct, y.bar_pct);
+                      out.compare(p + "noise_floor_pct", x.noise_floor_pct, y.noise_floor_pct);
+                      out.compare(p + "reason", x.reason, y.reason);
+                  });
+    return out.take();
+}
+
+}  // namespace fhmoe::evidence

@@ -1,0 +1,163 @@
+#include "fhmoe/evidence/evidence_diff.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <map>
+#include <optional>
+
+#include "fhmoe/evidence/shape_rollup.hpp"
+
+namespace fhmoe::evidence {
+namespace {
+
+struct ShapeView {
+    const ShapeRecord* shape = nullptr;
+    Decision decision = Decision::pending;
+    const DecisionRecord* decision_record = nullptr;
+    std::map<std::string, const CandidateRecord*> candidates;  // by candidate key
+};
+
+std::vector<ShapeView> shape_views(const RunEvidence& run) {
+    const std::vector<ShapeRollup> rollups = roll_up_shapes(run);
+    std::vector<ShapeView> views(run.shapes.size());
+    for (std::size_t id = 0; id < views.size(); ++id) {
+        views[id].shape = &run.shapes[id];
+        views[id].decision = rollups[id].decision;
+    }
+    for (const DecisionRecord& decision : run.decisions) {
+        views[decision.shape_id].decision_record = &decision;
+    }
+    for (const CandidateRecord& candidate : run.candidates) {
+        views[candidate.shape_id].candidates[candidate.result.candidate.key()] = &candidate;
+    }
+    return views;
+}
+
+std::string format_us(double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%.3f us", value);
+    return text;
+}
+
+std::string format_pct(double value) {
+    char text[64];
+    std::snprintf(text, sizeof text, "%+.2f%%", value);
+    return text;
+}
+
+double stderr_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
+
+void compare_winners(const std::string& identity, const DecisionRecord& old_decision,
+                     const DecisionRecord& new_decision, const DiffOptions& options,
+                     std::vector<Change>& changes) {
+    if (old_decision.winner_key.empty() || new_decision.winner_key.empty()) return;
+    if (old_decision.winner_key != new_decision.winner_key) {
+        changes.push_back(
+            Change{ChangeKind::winner_changed,
+                   identity,
+                   {},
+                   old_decision.winner_key,
+                   new_decision.winner_key,
+                   format_us(old_decision.winner_us) + " -> " + format_us(new_decision.winner_us)});
+        return;
+    }
+    const double old_us = old_decision.winner_us;
+    const double new_us = new_decision.winner_us;
+    if (!std::isfinite(old_us) || !std::isfinite(new_us) || old_us <= 0.0) return;
+    const double delta = new_us - old_us;
+    const double noise = options.sigmas * std::hypot(stderr_or_zero(old_decision.winner_stderr_us),
+                                                     stderr_or_zero(new_decision.winner_stderr_us));
+    const double delta_pct = delta / old_us * 100.0;
+    if (std::abs(delta) > noise && std::abs(delta_pct) > options.min_pct) {
+        changes.push_back(Change{ChangeKind::winner_time_moved, identity, new_decision.winner_key,
+                                 format_us(old_us), format_us(new_us),
+                                 format_pct(delta_pct) + ", noise " + format_us(noise)});
+    }
+}
+
+void compare_candidates(const std::string& identity, const ShapeView& old_view,
+                        const ShapeView& new_view, std::vector<Change>& changes) {
+    for (const auto& [key, candidate] : new_view.candidates) {
+        const tuning::Status status = candidate->result.status;
+        if (status == tuning::Status::ok || !tuning::is_terminal(status)) continue;
+        const auto old = old_view.candidates.find(key);
+        if (old == old_view.candidates.end() || old->second->result.status != tuning::Status::ok) {
+            continue;
+        }
+        changes.push_back(Change{ChangeKind::new_failure, identity, key, "ok",
+                                 std::string(tuning::to_string(status)), candidate->result.detail});
+    }
+}
+
+}  // namespace
+
+std::string_view to_string(ChangeKind kind) noexcept {
+    switch (kind) {
+        case ChangeKind::shape_added: return "shape_added";
+        case ChangeKind::shape_removed: return "shape_removed";
+        case ChangeKind::decision_changed: return "decision_changed";
+        case ChangeKind::winner_changed: return "winner_changed";
+        case ChangeKind::winner_time_moved: return "winner_time_moved";
+        case ChangeKind::new_failure: return "new_failure";
+    }
+    return "invalid";
+}
+
+std::string shape_identity(const ShapeRecord& shape) {
+    return shape.device.gfx + "/" + std::to_string(shape.device.cu_num) + "/" + shape.shape_key;
+}
+
+std::vector<Change> diff_evidence(const RunEvidence& old_run, const RunEvidence& new_run,
+                                  const DiffOptions& options) {
+    const std::vector<ShapeView> old_views = shape_views(old_run);
+    const std::vector<ShapeView> new_views = shape_views(new_run);
+    std::map<std::string, const ShapeView*> old_by_identity;
+    for (const ShapeView& view : old_views) old_by_identity[shape_identity(*view.shape)] = &view;
+
+    std::vector<Change> changes;
+    std::map<std::string, bool> seen;
+    for (const ShapeView& new_view : new_views) {
+        const std::string identity = shape_identity(*new_view.shape);
+        seen[identity] = true;
+        const auto old = old_by_identity.find(identity);
+        if (old == old_by_identity.end()) {
+            changes.push_back(Change{ChangeKind::shape_added,
+                                     identity,
+                                     {},
+                                     {},
+                                     std::string(to_string(new_view.decision)),
+                                     {}});
+            continue;
+        }
+        const ShapeView& old_view = *old->second;
+        if (old_view.decision != new_view.decision) {
+            const std::string reason =
+                new_view.decision_record ? new_view.decision_record->reason : std::string();
+            changes.push_back(Change{ChangeKind::decision_changed,
+                                     identity,
+                                     {},
+                                     std::string(to_string(old_view.decision)),
+                                     std::string(to_string(new_view.decision)),
+                                     reason});
+        }
+        if (old_view.decision_record && new_view.decision_record) {
+            compare_winners(identity, *old_view.decision_record, *new_view.decision_record, options,
+                            changes);
+        }
+        compare_candidates(identity, old_view, new_view, changes);
+    }
+    for (const ShapeView& old_view : old_views) {
+        const std::string identity = shape_identity(*old_view.shape);
+        if (!seen.contains(identity)) {
+            changes.push_back(Change{ChangeKind::shape_removed,
+                                     identity,
+                                     {},
+                                     std::string(to_string(old_view.decision)),
+                                     {},
+                                     {}});
+        }
+    }
+    return changes;
+}
+
+}  // namespace fhmoe::evidence

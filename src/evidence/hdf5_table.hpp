@@ -1,0 +1,55 @@
+#pragma once
+
+// One table of the archive: a 1-D dataset of a compound type, chunked, shuffled and
+// deflate-compressed, extendible (h5py users may append), read back whole.
+
+#include <cstddef>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "evidence/hdf5_handle.hpp"
+#include "evidence/hdf5_types.hpp"
+
+namespace fhmoe::evidence::h5 {
+
+void write_table_rows(hid_t parent, const std::string& name, const CompoundType& row_type,
+                      const void* rows, std::size_t count);
+
+// Opens `name`, checks that its type has every member of `row_type`, and returns it with
+// its row count. Throws fhmoe::Error for a missing dataset or member.
+struct OpenTable {
+    Dataset dataset;
+    std::size_t rows = 0;
+};
+OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& row_type);
+
+// Reads every row into `rows` (HDF5 converts members by name, enums by member name);
+// variable-length strings stay owned by HDF5 until reclaim_table_rows.
+void read_table_rows(const OpenTable& table, const CompoundType& row_type, void* rows);
+void reclaim_table_rows(const CompoundType& row_type, void* rows, std::size_t count) noexcept;
+
+template <typename Row>
+void write_table(hid_t parent, const std::string& name, const CompoundType& row_type,
+                 const std::vector<Row>& rows) {
+    static_assert(std::is_trivially_copyable_v<Row>);
+    write_table_rows(parent, name, row_type, rows.data(), rows.size());
+}
+
+// Calls `use(row)` for every row, then frees what HDF5 allocated, also when `use` throws.
+template <typename Row, typename Use>
+void for_each_row(hid_t parent, const std::string& name, const CompoundType& row_type, Use&& use) {
+    static_assert(std::is_trivially_copyable_v<Row>);
+    const OpenTable table = open_table(parent, name, row_type);
+    std::vector<Row> rows(table.rows);
+    // Armed before the read: a read that fails half-way may already have allocated strings.
+    struct Reclaim {
+        const CompoundType& type;
+        std::vector<Row>& rows;
+        ~Reclaim() { reclaim_table_rows(type, rows.data(), rows.size()); }
+    } reclaim{row_type, rows};
+    read_table_rows(table, row_type, rows.data());
+    for (const Row& row : rows) use(row);
+}
+
+}  // namespace fhmoe::evidence::h5

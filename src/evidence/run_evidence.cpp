@@ -1,0 +1,47 @@
+#include "fhmoe/evidence/run_evidence.hpp"
+
+#include <string>
+
+#include "fhmoe/error.hpp"
+
+namespace fhmoe::evidence {
+
+std::string_view to_string(Decision decision) noexcept {
+    switch (decision) {
+        case Decision::promote: return "promote";
+        case Decision::retain: return "retain";
+        case Decision::incomplete: return "incomplete";
+        case Decision::all_failed: return "all_failed";
+        case Decision::pending: return "pending";
+    }
+    return "invalid";
+}
+
+Decision decision_from_string(std::string_view text) {
+    std::string valid;
+    for (Decision decision : all_decisions) {
+        if (to_string(decision) == text) return decision;
+        valid += valid.empty() ? "" : ", ";
+        valid += to_string(decision);
+    }
+    throw ParseError("unknown decision '" + std::string(text) + "' (valid: " + valid + ")");
+}
+
+std::string_view to_string(RatioBasis basis) noexcept {
+    switch (basis) {
+        case RatioBasis::none: return "none";
+        case RatioBasis::same_chunk_incumbent: return "same_chunk_incumbent";
+        case RatioBasis::other_chunks_incumbent: return "other_chunks_incumbent";
+    }
+    return "invalid";
+}
+
+std::string published_key(const DecisionRecord& decision) {
+    switch (decision.decision) {
+        case Decision::promote: return decision.winner_key;
+        case Decision::retain: return decision.incumbent_key;
+        default: return {};
+    }
+}
+
+}  // namespace fhmoe::evidence

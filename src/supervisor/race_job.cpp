@@ -1,0 +1,152 @@
+#include "race_job.hpp"
+
+#include <algorithm>
+
+#include "fhmoe/worker/race_order.hpp"
+
+namespace fhmoe::supervisor {
+
+RaceJob::RaceJob(Race race)
+    : race_(std::move(race)),
+      left_race_(race_.contenders.size(), false),
+      ran_this_round_(race_.contenders.size(), false) {
+    for (const PlannedCandidate& c : race_.contenders) {
+        ContenderOutcome outcome;
+        outcome.planned_index = c.planned_index;
+        outcome.id = c.id;
+        outcome.samples_us.resize(race_.rounds);
+        outcomes_.push_back(std::move(outcome));
+    }
+    skip_finished_rounds();
+}
+
+bool RaceJob::complete() const { return stopped_early_ || round_ >= race_.rounds; }
+
+std::optional<std::uint32_t> RaceJob::in_flight() const {
+    if (complete()) return std::nullopt;
+    for (std::uint32_t position : worker::race_order(total(), round_)) {
+        if (!left_race_[position] && !ran_this_round_[position]) return position;
+    }
+    return std::nullopt;
+}
+
+void RaceJob::skip_finished_rounds() {
+    while (round_ < race_.rounds && !in_flight()) {
+        ++round_;
+        std::fill(ran_this_round_.begin(), ran_this_round_.end(), false);
+        if (std::all_of(left_race_.begin(), left_race_.end(), [](bool left) { return left; })) {
+            round_ = race_.rounds;  // nobody left to race
+        }
+    }
+}
+
+void RaceJob::finish_item(std::uint32_t position) {
+    ran_this_round_[position] = true;
+    announced_.reset();
+    skip_finished_rounds();
+}
+
+std::int64_t RaceJob::next_planned_index() const {
+    const auto position = in_flight();
+    return position ? race_.contenders[*position].planned_index : -1;
+}
+
+worker::Command RaceJob::next_command() const {
+    worker::RunRace run;
+    run.race_id = race_.race_id;
+    run.settings = race_.measurement;
+    run.total_contenders = total();
+    for (std::uint32_t p = 0; p < total(); ++p) {
+        if (left_race_[p]) continue;
+        const PlannedCandidate& c = race_.contenders[p];
+        run.contenders.push_back({p, c.planned_index, c.id, c.config});
+        if (ran_this_round_[p]) run.skip_in_first_round.push_back(p);
+    }
+    run.first_round = round_;
+    run.rounds = race_.rounds;
+    run.attempt = lives_lost_;
+    return run;
+}
+
+void RaceJob::on_fault_announced(const worker::FaultAnnounced& announced) {
+    const auto position = in_flight();
+    if (!position || race_.contenders[*position].planned_index != announced.planned_index) {
+        throw ProtocolViolation("fault announced for contender #" +
+                                std::to_string(announced.planned_index) +
+                                ", which is not the one in flight");
+    }
+    announced_ = announced;
+}
+
+bool RaceJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn&, std::vector<Event>&) {
+    if (const auto* finished = std::get_if<worker::RaceFinished>(&reply)) {
+        if (!complete() || finished->race_id != race_.race_id) {
+            throw ProtocolViolation("race_finished for race " + std::to_string(finished->race_id) +
+                                    " before round " + std::to_string(race_.rounds) + " of race " +
+                                    std::to_string(race_.race_id) + " ended");
+        }
+        return false;
+    }
+    const auto* sample = std::get_if<worker::RaceSample>(&reply);
+    if (sample == nullptr) throw ProtocolViolation("unexpected reply while racing");
+    const auto position = in_flight();
+    if (!position || sample->position != *position || sample->round != round_) {
+        throw ProtocolViolation("race sample for position " + std::to_string(sample->position) +
+                                " round " + std::to_string(sample->round) +
+                                ", which is not the run in flight");
+    }
+    ContenderOutcome& outcome = outcomes_[*position];
+    if (sample->status == tuning::Status::ok) {
+        outcome.samples_us[round_] = sample->samples_us;
+    } else {
+        outcome.status = sample->status;
+        outcome.detail = "round " + std::to_string(round_) + ": " + sample->detail;
+        left_race_[*position] = true;
+    }
+    finish_item(*position);
+    return sample->context_poisoned;
+}
+
+void RaceJob::on_item_lost(const LostItem& lost, std::vector<Event>&) {
+    const auto position = in_flight();
+    if (!position) return;
+    ++lives_lost_;
+    ContenderOutcome& outcome = outcomes_[*position];
+    if (lost.status == tuning::Status::not_run) {
+        stopped_early_ = true;  // a stop: the contender is not at fault
+        return;
+    }
+    outcome.status = lost.status;
+    outcome.detail = "round " + std::to_string(round_) + ": " + lost.detail;
+    if (announced_)
+        outcome.detail += "; injected fault " + announced_->fault + " (fault injection)";
+    left_race_[*position] = true;
+    finish_item(*position);
+}
+
+void RaceJob::finish_rest_not_run(const std::string& detail, const tuning::MeasuredOn&,
+                                  std::vector<Event>&) {
+    for (std::uint32_t p = 0; p < total(); ++p) {
+        if (!left_race_[p]) {
+            outcomes_[p].status = tuning::Status::not_run;
+            outcomes_[p].detail = detail;
+            left_race_[p] = true;
+        }
+    }
+    stopped_early_ = true;
+}
+
+Event RaceJob::done_event(bool stopped, const tuning::MeasuredOn& where) {
+    RaceDone done;
+    done.race_id = race_.race_id;
+    done.rounds_completed = std::min(round_, race_.rounds);
+    done.stopped = stopped;
+    done.device = where;
+    for (std::uint32_t p = 0; p < total(); ++p) {
+        if (!left_race_[p]) outcomes_[p].status = tuning::Status::ok;
+    }
+    done.contenders = outcomes_;
+    return done;
+}
+
+}  // namespace fhmoe::supervisor

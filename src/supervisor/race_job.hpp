@@ -1,0 +1,52 @@
+#pragma once
+
+// A race in progress: rounds in order; within a round, contenders in the rotated order the
+// worker also uses (worker/race_order.hpp), so the supervisor always knows who is in flight.
+// A contender whose run fails keeps that status and leaves the race; the samples every
+// contender took before a fault are kept.
+
+#include <optional>
+#include <vector>
+
+#include "fhmoe/supervisor/chunk.hpp"
+#include "job.hpp"
+
+namespace fhmoe::supervisor {
+
+class RaceJob final : public Job {
+public:
+    explicit RaceJob(Race race);
+
+    const family::ShapeKey& shape() const override { return race_.shape; }
+    std::uint64_t seed() const override { return race_.seed; }
+    bool complete() const override;
+    std::int64_t next_planned_index() const override;
+    worker::Command next_command() const override;
+    double item_timeout_s() const override { return race_.contender_timeout_s; }
+
+    void on_fault_announced(const worker::FaultAnnounced& announced) override;
+    bool on_reply(const worker::Reply& reply, const tuning::MeasuredOn& where,
+                  std::vector<Event>& out) override;
+    void on_item_lost(const LostItem& lost, std::vector<Event>& out) override;
+    void finish_rest_not_run(const std::string& detail, const tuning::MeasuredOn& where,
+                             std::vector<Event>& out) override;
+    Event done_event(bool stopped, const tuning::MeasuredOn& where) override;
+
+private:
+    std::uint32_t total() const { return static_cast<std::uint32_t>(race_.contenders.size()); }
+    // The position of the contender in flight (the next one due in this round).
+    std::optional<std::uint32_t> in_flight() const;
+    void finish_item(std::uint32_t position);
+    void skip_finished_rounds();
+
+    Race race_;
+    std::vector<ContenderOutcome> outcomes_;
+    std::vector<bool> left_race_;
+    std::vector<bool> ran_this_round_;
+    std::uint32_t round_ = 0;
+    std::uint32_t lives_lost_ = 0;
+    bool stopped_early_ = false;
+    std::optional<worker::FaultAnnounced> announced_;
+};
+
+}  // namespace fhmoe::supervisor

@@ -1,0 +1,21 @@
+#include "fhmoe/worker/backend.hpp"
+
+#include <string>
+
+#include "cpu_backend.hpp"
+#include "sim_backend.hpp"
+
+namespace fhmoe::worker {
+
+std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
+    if (name == "cpu") return make_cpu_backend(options);
+    if (name == "sim") return make_sim_backend(options);
+    if (name == "gpu") {
+        throw BackendNotAvailable(
+            "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
+    }
+    throw InputError("", 0, 0, "--backend",
+                     "unknown backend '" + std::string(name) + "' (valid: cpu, sim, gpu)");
+}
+
+}  // namespace fhmoe::worker

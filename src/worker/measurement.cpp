@@ -1,0 +1,125 @@
+#include "fhmoe/worker/measurement.hpp"
+
+#include <new>
+#include <string>
+
+#include "fault_actions.hpp"
+#include "fhmoe/family/legality.hpp"
+#include "fhmoe/kernels/accuracy.hpp"
+#include "fhmoe/kernels/cpu_op.hpp"
+
+namespace fhmoe::worker {
+namespace {
+
+std::string injected(const FaultEntry& fault) {
+    return "injected fault " + fault.text() + " (fault injection)";
+}
+
+bool is(const std::optional<FaultEntry>& fault, FaultKind kind) {
+    return fault && fault->kind == kind;
+}
+
+void fire_fatal_fault(const FaultEntry& fault, const AnnounceFault& announce) {
+    switch (fault.kind) {
+        case FaultKind::crash: announce(fault); crash_with_invalid_write();
+        case FaultKind::exit: announce(fault); exit_abruptly();
+        case FaultKind::hang: announce(fault); hang_forever();
+        case FaultKind::oom: fail_allocation(); break;
+        default: break;
+    }
+}
+
+MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidate,
+                             const wire::MeasurementSettings& settings,
+                             const std::optional<FaultEntry>& fault,
+                             const AnnounceFault& announce) {
+    MeasurementOutcome outcome;
+    outcome.fault_injected = fault.has_value();
+
+    if (is(fault, FaultKind::oom_preflight)) {
+        outcome.status = tuning::Status::oom_preflight;
+        outcome.detail = injected(*fault);
+        return outcome;
+    }
+    const std::uint64_t needed = backend.candidate_bytes(candidate);
+    const std::uint64_t available = backend.free_bytes();
+    if (needed > available) {
+        outcome.status = tuning::Status::oom_preflight;
+        outcome.detail = "needs an estimated " + std::to_string(needed) + " bytes, " +
+                         std::to_string(available) + " free";
+        return outcome;
+    }
+    if (is(fault, FaultKind::unsupported)) {
+        outcome.status = tuning::Status::unsupported;
+        outcome.detail = injected(*fault);
+        return outcome;
+    }
+
+    auto prepared = backend.prepare(candidate);
+    outcome.error = prepared->checked_run(settings, is(fault, FaultKind::wrong));
+    if (!kernels::passes_accuracy(outcome.error, settings.err_ratio)) {
+        outcome.status = tuning::Status::mismatch;
+        outcome.detail = "mismatch_fraction " + std::to_string(outcome.error.mismatch_fraction) +
+                         (outcome.error.catastrophic ? " (catastrophic)" : "") + " vs errRatio " +
+                         std::to_string(settings.err_ratio) +
+                         (fault ? "; " + injected(*fault) : "");
+        return outcome;
+    }
+    for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(nullptr);
+
+    // Mid-candidate: after the checked run and warmup, where a real fault would strike.
+    if (fault) fire_fatal_fault(*fault, announce);
+
+    outcome.samples_us.reserve(settings.iters);
+    tuning::StageSplit sum;
+    for (std::uint32_t i = 0; i < settings.iters; ++i) {
+        tuning::StageSplit run;
+        outcome.samples_us.push_back(prepared->timed_run_us(&run));
+        sum.sort_us += run.sort_us;
+        sum.quant_us += run.quant_us;
+        sum.stage1_us += run.stage1_us;
+        sum.stage2_us += run.stage2_us;
+        sum.reduce_us += run.reduce_us;
+    }
+    const double n = settings.iters > 0 ? static_cast<double>(settings.iters) : 1.0;
+    outcome.stages = {sum.sort_us / n, sum.quant_us / n, sum.stage1_us / n, sum.stage2_us / n,
+                      sum.reduce_us / n};
+    outcome.status = tuning::Status::ok;
+    if (fault) outcome.detail = injected(*fault) + " had no effect on this path";
+    return outcome;
+}
+
+}  // namespace
+
+MeasurementOutcome measure(Backend& backend, const family::Candidate& candidate,
+                           const wire::MeasurementSettings& settings,
+                           const std::optional<FaultEntry>& fault, const AnnounceFault& announce) {
+    auto failed = [&](tuning::Status status, std::string detail, bool poisoned) {
+        MeasurementOutcome outcome;
+        outcome.status = status;
+        outcome.fault_injected = fault.has_value();
+        outcome.detail = std::move(detail);
+        if (fault) outcome.detail += "; " + injected(*fault);
+        outcome.context_poisoned = poisoned;
+        return outcome;
+    };
+    try {
+        return run_steps(backend, candidate, settings, fault, announce);
+    } catch (const kernels::UnsupportedCandidate& error) {
+        return failed(tuning::Status::unsupported, error.what(), false);
+    } catch (const family::UnsupportedShape& error) {
+        return failed(tuning::Status::unsupported, error.what(), false);
+    } catch (const std::bad_alloc& error) {
+        return failed(tuning::Status::oom_runtime,
+                      std::string("allocation failed while running: ") + error.what(), false);
+    } catch (const DeviceFault& error) {
+        return failed(tuning::Status::crash, std::string("device fault: ") + error.what(), true);
+    } catch (const std::exception& error) {
+        // An error the backend did not classify: the state it left behind is unknown, so the
+        // worker is replaced rather than trusted with the next timing.
+        return failed(tuning::Status::crash, std::string("error while running: ") + error.what(),
+                      true);
+    }
+}
+
+}  // namespace fhmoe::worker

@@ -1,0 +1,267 @@
+// What the supervisor does beyond single injected faults: an outside kill, a stream that is
+// really a stream, stops, a load that keeps failing, shape affinity, a real memory limit, a
+// broken protocol, races, and the pollable interface an MPI rank loop drives.
+
+#include <gtest/gtest.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+
+#include "supervisor/supervisor_test_support.hpp"
+
+namespace fhmoe::supervisor::testing {
+namespace {
+
+using tuning::Status;
+
+// Polls until an event satisfies `stop_at`, recording everything. Bounded by the deadlines
+// the supervisor enforces, so it cannot wait forever on a correct supervisor.
+template <typename Predicate>
+void poll_until(Supervisor& supervisor, Recording& recording, Predicate stop_at) {
+    for (;;) {
+        for (const Event& event : supervisor.poll(-1)) {
+            recording.record(event);
+            if (stop_at(event)) return;
+        }
+    }
+}
+
+bool is_result_for(const Event& event, std::int64_t planned_index) {
+    const auto* measured = std::get_if<CandidateMeasured>(&event);
+    return measured != nullptr && measured->planned_index == planned_index;
+}
+
+TEST(Supervisor, WorkerKilledFromOutsideMidCandidateIsACrashAndTheRestRun) {
+    // Candidate #5 hangs (with a long deadline), so once #4's result has arrived the worker is
+    // certainly inside #5 when the test kills it.
+    Chunk chunk = make_chunk("sim", 3);
+    chunk.candidate_timeout_s = 60.0;
+    Supervisor supervisor(make_config("sim", "hang@5"));
+    supervisor.start_chunk(chunk);
+    Recording run;
+    poll_until(supervisor, run, [](const Event& e) { return is_result_for(e, 4); });
+    const std::optional<int> victim = supervisor.worker_pid();
+    ASSERT_TRUE(victim.has_value());
+    const auto killed_at = std::chrono::steady_clock::now();
+    ASSERT_EQ(::kill(*victim, SIGKILL), 0);
+    poll_until(supervisor, run,
+               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+
+    EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count(),
+              5.0);
+    const auto& killed = run.only(5);
+    EXPECT_EQ(killed.status, Status::crash);
+    EXPECT_TRUE(contains(killed.detail,
+                         "worker pid " + std::to_string(*victim) + " killed by signal 9 (SIGKILL)"))
+        << killed.detail;
+    EXPECT_EQ(killed.where.worker_pid, *victim);
+    EXPECT_EQ(run.only(4).status, Status::ok);
+    EXPECT_EQ(run.only(4).where.worker_pid, *victim);
+    EXPECT_EQ(run.only(6).status, Status::ok);
+    EXPECT_NE(run.only(6).where.worker_pid, *victim);
+    ASSERT_EQ(run.restarts.size(), 1U);
+    EXPECT_EQ(run.restarts[0].old_pid, *victim);
+}
+
+TEST(Supervisor, ResultsStreamWhileALaterCandidateIsStillRunning) {
+    // The last candidate hangs for good; the first two results must reach the caller while
+    // it does, and a stop then ends the chunk with the hanging one not_run (not timeout: the
+    // stop, not the candidate, cut it short).
+    Chunk chunk = make_chunk("sim", 3);
+    chunk.candidate_timeout_s = 60.0;
+    Supervisor supervisor(make_config("sim", "hang@6"));
+    supervisor.start_chunk(chunk);
+    Recording run;
+    poll_until(supervisor, run, [](const Event& e) { return is_result_for(e, 5); });
+    EXPECT_EQ(run.chunks_done, 0);
+    EXPECT_EQ(run.only(4).status, Status::ok);
+    EXPECT_EQ(run.only(5).status, Status::ok);
+    EXPECT_FALSE(supervisor.idle());
+    const std::optional<int> pid = supervisor.worker_pid();
+    ASSERT_TRUE(pid.has_value());
+    EXPECT_EQ(::kill(*pid, 0), 0) << "the worker is alive, inside candidate #6";
+
+    supervisor.request_stop();
+    poll_until(supervisor, run,
+               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    EXPECT_TRUE(run.stopped);
+    EXPECT_EQ(run.only(6).status, Status::not_run);
+    EXPECT_TRUE(contains(run.only(6).detail, "stop grace")) << run.only(6).detail;
+    EXPECT_TRUE(supervisor.idle());
+}
+
+TEST(Supervisor, StopLetsTheCandidateInFlightFinishWithinTheGrace) {
+    // Each cpu candidate times 30 runs (far longer than the few milliseconds between #4's
+    // result leaving the worker and the stop below), so #5 is in flight when the stop comes.
+    Chunk chunk = make_chunk("cpu", 3);
+    chunk.measurement.iters = 30;
+    chunk.candidate_timeout_s = 30.0;
+    SupervisorConfig config = make_config("cpu");
+    config.stop_grace_s = 30.0;
+    Supervisor supervisor(config);
+    supervisor.start_chunk(chunk);
+    Recording run;
+    poll_until(supervisor, run, [](const Event& e) { return is_result_for(e, 4); });
+    supervisor.request_stop();
+    poll_until(supervisor, run,
+               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    EXPECT_TRUE(run.stopped);
+    EXPECT_EQ(run.only(4).status, Status::ok);
+    EXPECT_EQ(run.only(5).status, Status::ok) << "in flight: allowed to finish";
+    EXPECT_EQ(run.only(5).timing.n_raw, 30U);
+    EXPECT_EQ(run.only(6).status, Status::not_run);
+    EXPECT_TRUE(contains(run.only(6).detail, "stopped before it ran")) << run.only(6).detail;
+    EXPECT_FALSE(supervisor.worker_pid().has_value()) << "the stopped worker is gone";
+}
+
+TEST(Supervisor, StopBeforeAnythingRanLeavesEverythingNotRun) {
+    Supervisor supervisor(make_config("sim"));
+    supervisor.start_chunk(make_chunk("sim", 3));
+    supervisor.request_stop();
+    Recording run;
+    poll_until(supervisor, run,
+               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    EXPECT_TRUE(run.stopped);
+    for (std::int64_t index = 4; index <= 6; ++index) {
+        EXPECT_EQ(run.only(index).status, Status::not_run);
+    }
+}
+
+TEST(Supervisor, ALoadThatKeepsFailingPublishesNothingAndLeavesCandidatesNotRun) {
+    Supervisor supervisor(make_config("sim", "genfail!@4"));
+    const Recording run = record_chunk(supervisor, make_chunk("sim", 3));
+    ASSERT_EQ(run.load_failures.size(), 1U);
+    EXPECT_EQ(run.load_failures[0].attempts, 2U);
+    EXPECT_EQ(run.restarts.size(), 2U) << "each failed load retires its worker";
+    EXPECT_TRUE(run.loads.empty());
+    for (std::int64_t index = 4; index <= 6; ++index) {
+        EXPECT_EQ(run.only(index).status, Status::not_run);
+        EXPECT_TRUE(contains(run.only(index).detail, "shape load failed after 2 attempts"));
+        EXPECT_TRUE(contains(run.only(index).detail, "genfail!@4"));
+    }
+    EXPECT_FALSE(run.stopped);
+}
+
+TEST(Supervisor, KeepsTheWorkerAndItsShapeAcrossChunksOfTheSameShape) {
+    Supervisor supervisor(make_config("sim"));
+    const Recording first = record_chunk(supervisor, make_chunk("sim", 2, 1, 7));
+    const Recording second = record_chunk(supervisor, make_chunk("sim", 2, 2, 7));
+    const Recording reseeded = record_chunk(supervisor, make_chunk("sim", 2, 3, 8));
+    EXPECT_EQ(first.loads.size(), 1U);
+    EXPECT_EQ(second.loads.size(), 0U) << "same shape and seed: no reload";
+    EXPECT_EQ(reseeded.loads.size(), 1U) << "another seed is other data";
+    EXPECT_EQ(first.only(4).where.worker_pid, second.only(4).where.worker_pid);
+    EXPECT_EQ(second.only(4).chunk, 2);
+    EXPECT_NE(first.loads[0].reference_digest, reseeded.loads[0].reference_digest);
+}
+
+TEST(Supervisor, AMemoryLimitMakesEveryCandidateAnOomPreflightWithoutInjection) {
+    Supervisor supervisor(make_config("cpu", "", {"--memory-limit-bytes", "1"}));
+    const Recording run = record_chunk(supervisor, make_chunk("cpu", 2));
+    for (std::int64_t index = 4; index <= 5; ++index) {
+        EXPECT_EQ(run.only(index).status, Status::oom_preflight);
+        EXPECT_FALSE(run.only(index).fault_injected);
+    }
+    ASSERT_EQ(run.loads.size(), 1U);
+    EXPECT_EQ(run.loads[0].bytes_free, 0U);
+    EXPECT_NE(run.loads[0].device.device_name, "sim");
+}
+
+TEST(Supervisor, ABrokenProtocolIsTreatedAsACrash) {
+    // A real process that speaks garbage where the worker's hello belongs.
+    const auto script = std::filesystem::temp_directory_path() /
+                        ("fhmoe_garbage_worker_" + std::to_string(::getpid()) + ".sh");
+    {
+        std::ofstream out(script);
+        out << "#!/bin/sh\nprintf 'this is not an fhmoe frame' >&3\nexec cat <&3 >/dev/null\n";
+    }
+    std::filesystem::permissions(script, std::filesystem::perms::owner_all);
+    SupervisorConfig config = make_config("sim");
+    config.worker_executable = script.string();
+    Supervisor supervisor(config);
+    const Recording run = record_chunk(supervisor, make_chunk("sim", 2));
+    std::filesystem::remove(script);
+    ASSERT_EQ(run.load_failures.size(), 1U);
+    EXPECT_TRUE(contains(run.load_failures[0].detail, "bad frame magic"))
+        << run.load_failures[0].detail;
+    EXPECT_EQ(run.only(4).status, Status::not_run);
+}
+
+TEST(Supervisor, PollableInterfaceNeverBlocksAndWaitFdWakesForEveryStep) {
+    // The MPI rank loop's way: poll() on wait_fd() next to other descriptors, then
+    // supervisor.poll(0). A crash and a hang (deadline) must both surface through wait_fd.
+    Chunk chunk = make_chunk("sim", 3);
+    chunk.candidate_timeout_s = 0.5;
+    Supervisor supervisor(make_config("sim", "crash@4,hang@5"));
+    supervisor.start_chunk(chunk);
+    Recording run;
+    const auto start = std::chrono::steady_clock::now();
+    while (run.chunks_done == 0) {
+        pollfd watch{supervisor.wait_fd(), POLLIN, 0};
+        ASSERT_GE(::poll(&watch, 1, 10000), 1) << "wait_fd did not wake within 10 s";
+        const auto before = std::chrono::steady_clock::now();
+        for (const Event& event : supervisor.poll(0)) run.record(event);
+        EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - before).count(),
+                  0.5)
+            << "poll(0) blocked";
+        ASSERT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(),
+                  20.0);
+    }
+    EXPECT_EQ(run.only(4).status, Status::crash);
+    EXPECT_EQ(run.only(5).status, Status::timeout);
+    EXPECT_EQ(run.only(6).status, Status::ok);
+    EXPECT_TRUE(supervisor.idle());
+}
+
+Race make_race(std::uint32_t rounds) {
+    Race race;
+    race.race_id = 9;
+    race.shape = tiny_shape();
+    race.seed = 7;
+    race.contenders = planned_candidates(3);
+    race.rounds = rounds;
+    race.measurement = {1, 4, 0.05, 1e-2, 1e-2};
+    race.contender_timeout_s = sim_deadline_s;
+    return race;
+}
+
+TEST(Supervisor, RaceReturnsEverySamplePerContenderPerRound) {
+    Supervisor supervisor(make_config("sim"));
+    const RaceDone done = run_race(supervisor, make_race(3), nullptr);
+    EXPECT_EQ(done.race_id, 9);
+    EXPECT_EQ(done.rounds_completed, 3U);
+    ASSERT_EQ(done.contenders.size(), 3U);
+    for (const ContenderOutcome& c : done.contenders) {
+        EXPECT_EQ(c.status, Status::ok);
+        ASSERT_EQ(c.samples_us.size(), 3U);
+        for (const auto& round : c.samples_us) EXPECT_EQ(round.size(), 4U);
+        EXPECT_NE(c.samples_us[0], c.samples_us[1]) << "each round is a fresh measurement";
+    }
+}
+
+TEST(Supervisor, ACrashInARaceRemovesThatContenderAndTheRaceGoesOn) {
+    Supervisor supervisor(make_config("sim", "crash@5"));
+    Recording events;
+    const RaceDone done =
+        run_race(supervisor, make_race(3), [&](const Event& e) { events.record(e); });
+    EXPECT_EQ(done.rounds_completed, 3U);
+    ASSERT_EQ(done.contenders.size(), 3U);
+    EXPECT_EQ(done.contenders[1].status, Status::crash);
+    EXPECT_TRUE(contains(done.contenders[1].detail, "SIGSEGV")) << done.contenders[1].detail;
+    // Round 0 runs positions 0,1,2: position 0 ran before the crash and keeps its samples.
+    EXPECT_EQ(done.contenders[0].samples_us[0].size(), 4U);
+    for (std::size_t p : {0U, 2U}) {
+        EXPECT_EQ(done.contenders[p].status, Status::ok);
+        for (const auto& round : done.contenders[p].samples_us) EXPECT_EQ(round.size(), 4U);
+    }
+    EXPECT_EQ(events.restarts.size(), 1U);
+}
+
+}  // namespace
+}  // namespace fhmoe::supervisor::testing

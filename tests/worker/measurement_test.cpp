@@ -1,0 +1,116 @@
+// The measurement steps in-process on the sim backend: statuses that do not kill the
+// process (the fatal ones run in real worker processes in tests/supervisor).
+
+#include <gtest/gtest.h>
+
+#include "fhmoe/family/catalogue.hpp"
+#include "fhmoe/worker/backend.hpp"
+#include "fhmoe/worker/measurement.hpp"
+
+namespace fhmoe::worker {
+namespace {
+
+family::ShapeKey tiny_shape() {
+    family::ShapeKey shape;
+    shape.token = 3;
+    shape.model_dim = 512;
+    shape.inter_dim = 128;
+    shape.expert = 17;
+    shape.topk = 5;
+    shape.shared_expert_id = 16;
+    return shape;
+}
+
+const wire::MeasurementSettings settings{1, 5, 0.05, 1e-2, 1e-2};
+
+MeasurementOutcome measure_on(Backend& backend, const family::Candidate& candidate,
+                              std::optional<FaultEntry> fault = std::nullopt) {
+    return measure(backend, candidate, settings, fault,
+                   [](const FaultEntry&) { FAIL() << "no fatal fault in-process"; });
+}
+
+std::optional<FaultEntry> fault(FaultKind kind) { return FaultEntry{kind, 0, {}, false}; }
+
+class SimMeasurement : public ::testing::Test {
+protected:
+    void SetUp() override {
+        backend = make_backend("sim", BackendOptions{});
+        backend->load(tiny_shape(), 1);
+        candidate = family::build_catalogue(tiny_shape()).front();
+    }
+    std::unique_ptr<Backend> backend;
+    family::Candidate candidate;
+};
+
+TEST_F(SimMeasurement, OkTakesItersSamples) {
+    const MeasurementOutcome outcome = measure_on(*backend, candidate);
+    EXPECT_EQ(outcome.status, tuning::Status::ok);
+    EXPECT_EQ(outcome.samples_us.size(), 5U);
+    EXPECT_FALSE(outcome.fault_injected);
+    EXPECT_GT(outcome.stages.stage1_us, 0.0);
+}
+
+TEST_F(SimMeasurement, SameSeedSameDeviceGivesTheSameSamples) {
+    auto other = make_backend("sim", BackendOptions{});
+    other->load(tiny_shape(), 1);
+    EXPECT_EQ(measure_on(*backend, candidate).samples_us, measure_on(*other, candidate).samples_us);
+}
+
+TEST_F(SimMeasurement, DeviceSpeedFactorScalesTheModel) {
+    BackendOptions fast;
+    fast.sim_speed = 2.0;
+    auto fast_backend = make_backend("sim", fast);
+    fast_backend->load(tiny_shape(), 1);
+    const auto slow = measure_on(*backend, candidate).samples_us;
+    const auto quick = measure_on(*fast_backend, candidate).samples_us;
+    EXPECT_NEAR(quick.front() / slow.front(), 0.5, 0.5 * 0.15);  // within the noise
+}
+
+TEST_F(SimMeasurement, WrongOutputIsAMismatchWithMetrics) {
+    const MeasurementOutcome outcome = measure_on(*backend, candidate, fault(FaultKind::wrong));
+    EXPECT_EQ(outcome.status, tuning::Status::mismatch);
+    EXPECT_TRUE(outcome.fault_injected);
+    EXPECT_GT(outcome.error.mismatch_fraction, settings.err_ratio);
+    EXPECT_NE(outcome.detail.find("wrong@0 (fault injection)"), std::string::npos);
+}
+
+TEST_F(SimMeasurement, OomIsARealAllocationFailure) {
+    const MeasurementOutcome outcome = measure_on(*backend, candidate, fault(FaultKind::oom));
+    EXPECT_EQ(outcome.status, tuning::Status::oom_runtime);
+    EXPECT_NE(outcome.detail.find("bad_alloc"), std::string::npos) << outcome.detail;
+}
+
+TEST_F(SimMeasurement, ForcedStatuses) {
+    EXPECT_EQ(measure_on(*backend, candidate, fault(FaultKind::unsupported)).status,
+              tuning::Status::unsupported);
+    EXPECT_EQ(measure_on(*backend, candidate, fault(FaultKind::oom_preflight)).status,
+              tuning::Status::oom_preflight);
+}
+
+TEST(Measurement, MemoryLimitForcesPreflightWithoutInjection) {
+    BackendOptions tight;
+    tight.memory_limit_bytes = 1;
+    auto backend = make_backend("sim", tight);
+    backend->load(tiny_shape(), 1);
+    const MeasurementOutcome outcome =
+        measure_on(*backend, family::build_catalogue(tiny_shape())[0]);
+    EXPECT_EQ(outcome.status, tuning::Status::oom_preflight);
+    EXPECT_FALSE(outcome.fault_injected);
+    EXPECT_NE(outcome.detail.find("0 free"), std::string::npos) << outcome.detail;
+}
+
+TEST(Measurement, IllegalCandidateIsUnsupported) {
+    auto backend = make_backend("sim", BackendOptions{});
+    backend->load(tiny_shape(), 1);
+    family::Candidate illegal = family::build_catalogue(tiny_shape())[0];
+    illegal.stage1.tile_n = 96;  // does not divide inter_dim 128
+    EXPECT_EQ(measure_on(*backend, illegal).status, tuning::Status::unsupported);
+}
+
+TEST(Backends, UnknownAndUnbuiltBackendsAreClearErrors) {
+    EXPECT_THROW(make_backend("tpu", BackendOptions{}), InputError);
+    EXPECT_THROW(make_backend("gpu", BackendOptions{}), BackendNotAvailable);
+}
+
+}  // namespace
+}  // namespace fhmoe::worker

@@ -1,0 +1,138 @@
+#include "fhmoe_evidence/evidence_cli.hpp"
+
+#include <cxxopts.hpp>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/evidence/csv_export.hpp"
+#include "fhmoe/evidence/evidence_diff.hpp"
+#include "fhmoe/exit_code.hpp"
+#include "fhmoe_evidence/diff_report.hpp"
+#include "fhmoe_evidence/summary_report.hpp"
+
+namespace fhmoe::evidence::cli {
+namespace {
+
+constexpr const char* kUsage =
+    "usage: fhmoe_evidence <command> ...\n"
+    "  summary FILE                   per-shape table: status counts, decision, winner, margin\n"
+    "  show FILE --shape KEY          every candidate of one shape (KEY: shape_key or\n"
+    "                                 gfx/cu_num/shape_key)\n"
+    "  diff OLD NEW [--min-pct P] [--sigmas S]\n"
+    "                                 night-to-night changes; exit 0 none, 1 some\n"
+    "  export FILE --csv DIR          one CSV per table into DIR\n";
+
+// A command line the user got wrong: exit 2 with the message and the usage.
+class UsageError : public Error {
+public:
+    using Error::Error;
+};
+
+cxxopts::ParseResult parse(const std::string& command, const std::vector<std::string>& args,
+                           cxxopts::Options& options, const std::vector<std::string>& positional) {
+    options.parse_positional(positional);
+    std::vector<std::string> argv_text = {"fhmoe_evidence " + command};
+    argv_text.insert(argv_text.end(), args.begin() + 1, args.end());
+    std::vector<char*> argv;
+    for (std::string& text : argv_text) argv.push_back(text.data());
+    cxxopts::ParseResult result = options.parse(static_cast<int>(argv.size()), argv.data());
+    if (!result.unmatched().empty()) {
+        throw UsageError(command + ": unexpected argument '" + result.unmatched().front() + "'");
+    }
+    for (const std::string& name : positional) {
+        if (result.count(name) == 0) throw UsageError(command + ": missing " + name);
+    }
+    return result;
+}
+
+int summary(const std::vector<std::string>& args, std::ostream& out) {
+    cxxopts::Options options("summary");
+    options.add_options()("file", "archive", cxxopts::value<std::string>());
+    const auto parsed = parse("summary", args, options, {"file"});
+    print_summary(read_archive(parsed["file"].as<std::string>()), out);
+    return to_int(ExitCode::all_decided);
+}
+
+int show(const std::vector<std::string>& args, std::ostream& out) {
+    cxxopts::Options options("show");
+    options.add_options()("file", "archive", cxxopts::value<std::string>())(
+        "shape", "shape key", cxxopts::value<std::string>());
+    const auto parsed = parse("show", args, options, {"file"});
+    if (parsed.count("shape") == 0) throw UsageError("show: missing --shape KEY");
+    const std::string file = parsed["file"].as<std::string>();
+    const std::string shape = parsed["shape"].as<std::string>();
+    if (!print_shape(read_archive(file), shape, out)) {
+        throw UsageError("show: no shape '" + shape + "' in '" + file +
+                         "' (fhmoe_evidence summary lists them)");
+    }
+    return to_int(ExitCode::all_decided);
+}
+
+int diff(const std::vector<std::string>& args, std::ostream& out) {
+    const DiffOptions defaults;
+    cxxopts::Options options("diff");
+    options.add_options()("old", "last night's archive", cxxopts::value<std::string>())(
+        "new", "tonight's archive", cxxopts::value<std::string>())(
+        "min-pct", "smallest winner time change reported, percent",
+        cxxopts::value<double>()->default_value(std::to_string(defaults.min_pct)))(
+        "sigmas", "combined standard errors a time change must exceed",
+        cxxopts::value<double>()->default_value(std::to_string(defaults.sigmas)));
+    const auto parsed = parse("diff", args, options, {"old", "new"});
+    DiffOptions diff_options;
+    diff_options.min_pct = parsed["min-pct"].as<double>();
+    diff_options.sigmas = parsed["sigmas"].as<double>();
+    if (!(diff_options.min_pct >= 0.0) || !(diff_options.sigmas >= 0.0)) {
+        throw UsageError("diff: --min-pct and --sigmas must be non-negative numbers");
+    }
+    const RunEvidence old_run = read_archive(parsed["old"].as<std::string>());
+    const RunEvidence new_run = read_archive(parsed["new"].as<std::string>());
+    const std::vector<Change> changes = diff_evidence(old_run, new_run, diff_options);
+    print_diff(changes, out);
+    return changes.empty() ? 0 : 1;
+}
+
+int export_tables(const std::vector<std::string>& args, std::ostream& out) {
+    cxxopts::Options options("export");
+    options.add_options()("file", "archive", cxxopts::value<std::string>())(
+        "csv", "output directory", cxxopts::value<std::string>());
+    const auto parsed = parse("export", args, options, {"file"});
+    if (parsed.count("csv") == 0) throw UsageError("export: missing --csv DIR");
+    const RunEvidence evidence = read_archive(parsed["file"].as<std::string>());
+    for (const std::string& path : export_csv(evidence, parsed["csv"].as<std::string>())) {
+        out << path << '\n';
+    }
+    return to_int(ExitCode::all_decided);
+}
+
+}  // namespace
+
+int run_evidence_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    try {
+        if (args.empty()) throw UsageError("no command given");
+        const std::string& command = args.front();
+        if (command == "-h" || command == "--help" || command == "help") {
+            out << kUsage;
+            return to_int(ExitCode::all_decided);
+        }
+        if (command == "summary") return summary(args, out);
+        if (command == "show") return show(args, out);
+        if (command == "diff") return diff(args, out);
+        if (command == "export") return export_tables(args, out);
+        throw UsageError("unknown command '" + command + "'");
+    } catch (const UsageError& error) {
+        err << "fhmoe_evidence: " << error.what() << '\n' << kUsage;
+        return to_int(ExitCode::bad_input);
+    } catch (const cxxopts::exceptions::exception& error) {
+        err << "fhmoe_evidence: " << error.what() << '\n' << kUsage;
+        return to_int(ExitCode::bad_input);
+    } catch (const InternalError& error) {
+        err << "fhmoe_evidence: internal error: " << error.what() << '\n';
+        return to_int(ExitCode::internal_error);
+    } catch (const Error& error) {
+        // Archives are the user's input: a missing, damaged or foreign file is bad input.
+        err << "fhmoe_evidence: " << error.what() << '\n';
+        return to_int(ExitCode::bad_input);
+    }
+}
+
+}  // namespace fhmoe::evidence::cli

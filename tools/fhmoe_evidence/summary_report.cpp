@@ -1,0 +1,153 @@
+#include "fhmoe_evidence/summary_report.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <ctime>
+#include <vector>
+
+#include "fhmoe/evidence/evidence_diff.hpp"
+#include "fhmoe/evidence/shape_rollup.hpp"
+#include "fhmoe_evidence/text_table.hpp"
+
+namespace fhmoe::evidence::cli {
+namespace {
+
+std::string utc_time(std::int64_t unix_seconds) {
+    if (unix_seconds == 0) return "-";
+    const std::time_t time = static_cast<std::time_t>(unix_seconds);
+    std::tm parts{};
+    gmtime_r(&time, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts);
+    return text;
+}
+
+void print_provenance(const Provenance& p, std::ostream& out) {
+    out << "run: fhmoe-tune " << p.tool_version << " (" << p.git_revision << "), backend "
+        << p.backend << ", seed " << p.seed << ", " << p.ranks.size() << " ranks\n";
+    out << "     started " << utc_time(p.started_unix) << ", finished " << utc_time(p.finished_unix)
+        << ", "
+        << (p.complete ? "exit status " + std::to_string(p.exit_status)
+                       : std::string("checkpoint (run not finished)"))
+        << '\n';
+}
+
+const DecisionRecord* decision_of(const RunEvidence& evidence, std::size_t shape_id) {
+    for (const DecisionRecord& decision : evidence.decisions) {
+        if (decision.shape_id == shape_id) return &decision;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+void print_summary(const RunEvidence& evidence, std::ostream& out) {
+    print_provenance(evidence.provenance, out);
+    out << '\n';
+    std::vector<std::string> header = {"shape", "device", "cands"};
+    for (tuning::Status status : tuning::all_statuses)
+        header.emplace_back(tuning::to_string(status));
+    for (const char* column :
+         {"decision", "margin%", "bar%", "winner_us", "incumbent_us", "winner", "incumbent"}) {
+        header.emplace_back(column);
+    }
+    TextTable table(header);
+    const std::vector<ShapeRollup> rollups = roll_up_shapes(evidence);
+    tuning::StatusCounts all_candidates;
+    std::vector<std::size_t> decisions(std::size(all_decisions), 0);
+    for (std::size_t id = 0; id < evidence.shapes.size(); ++id) {
+        const ShapeRecord& shape = evidence.shapes[id];
+        std::vector<std::string> row = {
+            shape.shape_key, shape.device.gfx + "/" + std::to_string(shape.device.cu_num),
+            std::to_string(shape.candidate_count)};
+        for (tuning::Status status : tuning::all_statuses) {
+            row.push_back(std::to_string(rollups[id].status_counts[status]));
+            for (std::size_t n = 0; n < rollups[id].status_counts[status]; ++n) {
+                all_candidates.add(status);
+            }
+        }
+        ++decisions[static_cast<std::size_t>(rollups[id].decision)];
+        row.emplace_back(to_string(rollups[id].decision));
+        const DecisionRecord* decision = decision_of(evidence, id);
+        const DecisionRecord none;
+        const DecisionRecord& d = decision ? *decision : none;
+        row.push_back(fixed_or_dash(d.margin_pct, 2));
+        row.push_back(fixed_or_dash(d.bar_pct, 2));
+        row.push_back(fixed_or_dash(d.winner_us, 3));
+        row.push_back(fixed_or_dash(d.incumbent_us, 3));
+        row.push_back(d.winner_key.empty() ? "-" : d.winner_key);
+        row.push_back(d.incumbent_key.empty() ? "-" : d.incumbent_key);
+        table.add_row(std::move(row));
+    }
+    table.print(out);
+    out << '\n' << evidence.shapes.size() << " shapes:";
+    for (Decision decision : all_decisions) {
+        out << ' ' << to_string(decision) << ' ' << decisions[static_cast<std::size_t>(decision)];
+    }
+    out << '\n' << all_candidates.total() << " candidates:";
+    for (tuning::Status status : tuning::all_statuses) {
+        out << ' ' << tuning::to_string(status) << ' ' << all_candidates[status];
+    }
+    out << '\n';
+}
+
+bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ostream& out) {
+    bool found = false;
+    for (std::size_t id = 0; id < evidence.shapes.size(); ++id) {
+        const ShapeRecord& record = evidence.shapes[id];
+        if (record.shape_key != shape && shape_identity(record) != shape) continue;
+        if (found) out << '\n';
+        found = true;
+        const family::ShapeKey& k = record.key;
+        out << "shape " << shape_identity(record) << ": token " << k.token << " (padded "
+            << family::padded_token(k.token) << "), model_dim " << k.model_dim << ", inter_dim "
+            << k.inter_dim << ", expert " << k.expert << ", topk " << k.topk << ", "
+            << family::to_aiter_string(k.gate_mode) << ", " << record.candidate_count
+            << " candidates planned\n";
+        if (const DecisionRecord* d = decision_of(evidence, id)) {
+            out << "decision " << to_string(d->decision) << ": " << d->reason << '\n';
+            if (!d->winner_key.empty()) {
+                out << "  winner    " << d->winner_key << "  " << fixed_or_dash(d->winner_us, 3)
+                    << " us\n";
+            }
+            if (!d->incumbent_key.empty()) {
+                out << "  incumbent " << d->incumbent_key << "  "
+                    << fixed_or_dash(d->incumbent_us, 3) << " us\n";
+            }
+            if (!std::isnan(d->bar_pct)) {
+                out << "  margin " << fixed_or_dash(d->margin_pct, 2) << "%, bar "
+                    << fixed_or_dash(d->bar_pct, 2) << "% (noise floor "
+                    << fixed_or_dash(d->noise_floor_pct, 2) << "%)\n";
+            }
+        } else {
+            out << "decision pending\n";
+        }
+        std::vector<const CandidateRecord*> rows;
+        for (const CandidateRecord& c : evidence.candidates) {
+            if (c.shape_id == id) rows.push_back(&c);
+        }
+        std::stable_sort(rows.begin(), rows.end(), [](const auto* a, const auto* b) {
+            const bool a_ok = a->result.status == tuning::Status::ok;
+            const bool b_ok = b->result.status == tuning::Status::ok;
+            if (a_ok != b_ok) return a_ok;
+            return a_ok && a->result.timing.mean_us < b->result.timing.mean_us;
+        });
+        TextTable table({"candidate", "status", "mean_us", "stderr_us", "median_us", "vs_incumbent",
+                         "rank", "host", "device", "attempt", "detail"});
+        for (const CandidateRecord* c : rows) {
+            const tuning::CandidateResult& r = c->result;
+            const bool ok = r.status == tuning::Status::ok;
+            table.add_row({r.candidate.key(), std::string(tuning::to_string(r.status)),
+                           ok ? fixed_or_dash(r.timing.mean_us, 3) : "-",
+                           ok ? fixed_or_dash(r.timing.stderr_us, 3) : "-",
+                           ok ? fixed_or_dash(r.timing.median_us, 3) : "-",
+                           fixed_or_dash(c->relative_to_incumbent, 4), std::to_string(r.where.rank),
+                           r.where.host, r.where.device_name, std::to_string(r.attempt),
+                           r.detail.empty() ? "-" : r.detail});
+        }
+        table.print(out);
+    }
+    return found;
+}
+
+}  // namespace fhmoe::evidence::cli

@@ -1,0 +1,20 @@
+#pragma once
+
+// The morning-after views of one run: the per-shape summary and every candidate of a shape.
+
+#include <ostream>
+#include <string>
+
+#include "fhmoe/evidence/run_evidence.hpp"
+
+namespace fhmoe::evidence::cli {
+
+// Provenance, one line per shape (status counts, decision, margin, bar, winner, incumbent)
+// and the totals.
+void print_summary(const RunEvidence& evidence, std::ostream& out);
+
+// Every shape whose shape_key or "gfx/cu_num/shape_key" equals `shape`: its key columns,
+// its decision, and all its candidates, ok ones fastest first. False when none matches.
+bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ostream& out);
+
+}  // namespace fhmoe::evidence::cli
