@@ -60,6 +60,8 @@ void validate(const TuningPolicy& policy) {
     }
     require_finite_at_least(measurement.rtol, 0.0, "measurement.rtol", "");
     require_finite_at_least(measurement.atol, 0.0, "measurement.atol", "");
+    require_finite_at_least(measurement.max_cosine_distance, 0.0, "measurement.max_cosine_distance",
+                            "");
     if (!(measurement.timeout_s > 0.0) || !std::isfinite(measurement.timeout_s)) {
         throw PolicyError(
             "measurement.timeout_s", "--timeout",

@@ -234,6 +234,7 @@ void encode(ByteWriter& out, const MeasurementSettings& m) {
     out.f64(m.err_ratio);
     out.f64(m.rtol);
     out.f64(m.atol);
+    out.f64(m.max_cosine_distance);
 }
 
 MeasurementSettings decode_measurement_settings(ByteReader& in) {
@@ -243,6 +244,7 @@ MeasurementSettings decode_measurement_settings(ByteReader& in) {
     m.err_ratio = in.f64();
     m.rtol = in.f64();
     m.atol = in.f64();
+    m.max_cosine_distance = in.f64();
     return m;
 }
 

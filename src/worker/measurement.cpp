@@ -57,11 +57,14 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
 
     auto prepared = backend.prepare(candidate);
     outcome.error = prepared->checked_run(settings, is(fault, FaultKind::wrong));
-    if (!kernels::passes_accuracy(outcome.error, settings.err_ratio)) {
+    if (!kernels::passes_accuracy(outcome.error, settings.err_ratio,
+                                  settings.max_cosine_distance)) {
         outcome.status = tuning::Status::mismatch;
         outcome.detail = "mismatch_fraction " + std::to_string(outcome.error.mismatch_fraction) +
                          (outcome.error.catastrophic ? " (catastrophic)" : "") + " vs errRatio " +
-                         std::to_string(settings.err_ratio) +
+                         std::to_string(settings.err_ratio) + ", cosine distance " +
+                         std::to_string(outcome.error.cosine_distance) + " vs " +
+                         std::to_string(settings.max_cosine_distance) +
                          (fault ? "; " + injected(*fault) : "");
         return outcome;
     }

@@ -14,6 +14,7 @@ struct MeasurementSettings {
     double err_ratio = 0.05;    // the accuracy verdict's threshold on mismatch_fraction
     double rtol = 1e-2;
     double atol = 1e-2;
+    double max_cosine_distance = 1e-3;  // a run above it is a mismatch, whatever its fraction
     auto operator<=>(const MeasurementSettings&) const = default;
 };
 

@@ -33,7 +33,7 @@
 
 namespace fhmoe::worker {
 
-inline constexpr std::uint16_t protocol_version = 1;
+inline constexpr std::uint16_t protocol_version = 2;  // 2: settings carry max_cosine_distance
 
 // Descriptors the worker finds its socket on (the supervisor dup2()s it there at spawn).
 inline constexpr int worker_socket_fd = 3;
