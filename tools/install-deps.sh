@@ -10,7 +10,7 @@ packages=(
   # MPI (Open MPI 4.1 with PMIx, which srun --mpi=pmix needs)
   openmpi-bin libopenmpi-dev
   # serial HDF5 (rank 0 writes the archive), its tools, and Debian's h5py for readers
-  libhdf5-dev hdf5-tools python3 python3-h5py python3-numpy python3-matplotlib
+  libhdf5-dev hdf5-tools python3 python3-h5py python3-numpy python3-matplotlib python3-pandas
   # C++ libraries
   libcxxopts-dev libspdlog-dev libgtest-dev libgmock-dev
   # formatting check
