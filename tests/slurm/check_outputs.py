@@ -1,0 +1,157 @@
+#!/usr/bin/python3
+"""Checks the outputs of tuner runs under Slurm (Debian's /usr/bin/python3 and h5py).
+
+  check_outputs.py devices LOG RANKS    every rank logged one CUDA_VISIBLE_DEVICES, all distinct
+  check_outputs.py csv TUNED_CSV        the tuned CSV has the tuned_fhmoe columns and rows
+  check_outputs.py h5 ARCHIVE           h5py reads the archive and it holds data
+  check_outputs.py decisions A B        two tuned CSVs published the same shapes with the same
+                                        block_m/ksplit; kernel names too with --strict-kernels
+
+Exit 0 when the check holds, 1 with a message when it does not.
+"""
+import csv
+import re
+import sys
+
+# aiter's tuned_fhmoe.csv columns (DESIGN.md section 4) plus the tuner's measured us and err.
+KEY_COLUMNS = ["gfx", "cu_num", "token", "model_dim", "inter_dim", "expert", "topk",
+               "shared_expert_id", "act_type", "dtype", "q_dtype_a", "q_dtype_w", "q_type",
+               "use_g1u1", "doweight_stage1", "hidden_pad", "intermediate_pad", "gate_mode"]
+DECISION_COLUMNS = ["block_m", "ksplit", "kernelName1", "kernelName2"]
+REQUIRED_COLUMNS = KEY_COLUMNS + DECISION_COLUMNS + ["us", "err"]
+
+# A device line: srun --label's "N: " prefix, then anything naming CUDA_VISIBLE_DEVICES=value.
+LABEL = re.compile(r"^\s*(\d+):\s")
+RANK_IN_TEXT = re.compile(r"\brank[\s=:#]*(\d+)\b", re.IGNORECASE)
+DEVICE = re.compile(r"CUDA_VISIBLE_DEVICES=([^\s,;)'\"]+)")
+
+
+def fail(message):
+    print(f"check_outputs: FAIL: {message}")
+    sys.exit(1)
+
+
+def check_devices(log_path, ranks):
+    """The rank is the last one the line names before the device ("[rank 0] rank 2 on host:
+    ... CUDA_VISIBLE_DEVICES=2" is rank 0 reporting rank 2), else srun's --label prefix."""
+    devices_by_rank = {}
+    with open(log_path, errors="replace") as log:
+        for line in log:
+            device = DEVICE.search(line)
+            if not device:
+                continue
+            label = LABEL.match(line)
+            named = RANK_IN_TEXT.findall(line[:device.start()])
+            rank = int(named[-1]) if named else (int(label.group(1)) if label else None)
+            if rank is None:
+                continue
+            devices_by_rank.setdefault(rank, set()).add(device.group(1))
+    if sorted(devices_by_rank) != list(range(ranks)):
+        fail(f"ranks that logged CUDA_VISIBLE_DEVICES: {sorted(devices_by_rank)}, expected 0..{ranks - 1}")
+    for rank, devices in sorted(devices_by_rank.items()):
+        if len(devices) != 1:
+            fail(f"rank {rank} logged several devices: {sorted(devices)}")
+    chosen = [next(iter(devices_by_rank[rank])) for rank in range(ranks)]
+    if len(set(chosen)) != ranks:
+        fail(f"ranks share devices: {chosen}")
+    print(f"check_outputs: {ranks} ranks on distinct devices {chosen}")
+
+
+def read_tuned(path):
+    with open(path, newline="") as handle:
+        reader = csv.DictReader(handle)
+        header = reader.fieldnames or []
+        rows = list(reader)
+    missing = [column for column in REQUIRED_COLUMNS if column not in header]
+    if missing:
+        fail(f"{path}: header lacks {missing} (header: {header})")
+    if not rows:
+        fail(f"{path}: no rows")
+    for number, row in enumerate(rows, start=2):
+        if not row["block_m"].strip().isdigit():
+            fail(f"{path}:{number}: block_m '{row['block_m']}' is not a number")
+        if not row["kernelName1"].strip() or not row["kernelName2"].strip():
+            fail(f"{path}:{number}: empty kernel name")
+    return rows
+
+
+def check_csv(path):
+    rows = read_tuned(path)
+    print(f"check_outputs: {path}: {len(rows)} tuned rows")
+
+
+def check_h5(path):
+    import h5py  # Debian's python3-h5py; imported here so the other checks do not need it
+
+    datasets = {}
+
+    def visit(name, item):
+        if isinstance(item, h5py.Dataset):
+            datasets[name] = item.shape
+
+    try:
+        with h5py.File(path, "r") as archive:
+            archive.visititems(visit)
+            attributes = len(archive.attrs)
+    except OSError as error:
+        fail(f"{path}: h5py cannot read it: {error}")
+    if not datasets:
+        fail(f"{path}: no datasets")
+    if all((shape or (0,))[0] == 0 for shape in datasets.values()):
+        fail(f"{path}: every dataset is empty: {datasets}")
+    print(f"check_outputs: {path}: {attributes} root attributes, datasets {datasets}")
+
+
+def decisions(path):
+    rows = read_tuned(path)
+    chosen = {}
+    for row in rows:
+        key = tuple(row[column].strip() for column in KEY_COLUMNS)
+        if key in chosen:
+            fail(f"{path}: two rows for shape {key}")
+        chosen[key] = tuple(row[column].strip() for column in DECISION_COLUMNS)
+    return chosen
+
+
+def check_decisions(path_a, path_b, strict_kernels=False):
+    """The rows present are the shapes the runs promoted (with --update_improved, only those
+    are written), so equal key sets mean equal promote/retain decisions. Kernel names are
+    compared only with --strict-kernels: today's tuner picks between near-tied finalists
+    differently from run to run even without any interruption (see docs/operations.md)."""
+    a, b = decisions(path_a), decisions(path_b)
+    if a.keys() != b.keys():
+        fail(f"different shapes published: only in {path_a}: {sorted(a.keys() - b.keys())}; "
+             f"only in {path_b}: {sorted(b.keys() - a.keys())}")
+    compared = DECISION_COLUMNS if strict_kernels else DECISION_COLUMNS[:2]
+    width = len(compared)
+    differing = {key: (a[key], b[key]) for key in a if a[key][:width] != b[key][:width]}
+    for key in a:
+        if key not in differing and a[key] != b[key]:
+            print(f"  note: shape {key}: same block_m/ksplit, other kernels: {a[key][2:]} vs {b[key][2:]}")
+    if differing:
+        for key, (left, right) in differing.items():
+            print(f"  shape {key}: {DECISION_COLUMNS} {left} vs {right}")
+        fail(f"{len(differing)} of {len(a)} shapes decided differently ({compared})")
+    print(f"check_outputs: {len(a)} shapes published by both, same {compared}")
+
+
+def main(argv):
+    commands = {"devices": (check_devices, 2), "csv": (check_csv, 1), "h5": (check_h5, 1),
+                "decisions": (check_decisions, 2)}
+    strict_kernels = "--strict-kernels" in argv
+    argv = [argument for argument in argv if argument != "--strict-kernels"]
+    if len(argv) < 2 or argv[1] not in commands or len(argv) - 2 != commands[argv[1]][1]:
+        print(__doc__)
+        return 2
+    function, _ = commands[argv[1]]
+    arguments = argv[2:]
+    if argv[1] == "devices":
+        arguments = [arguments[0], int(arguments[1])]
+    if argv[1] == "decisions":
+        arguments.append(strict_kernels)
+    function(*arguments)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
