@@ -16,6 +16,7 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/family/catalogue_sample.hpp"
+#include "fhmoe/family/fhmoe_policy.hpp"
 #include "fhmoe/family/legality.hpp"
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
@@ -165,7 +166,7 @@ void print_event(const fhmoe::supervisor::Event& event) {
 }
 
 int run(int argc, char** argv) {
-    const fhmoe::tuning::TuningPolicy defaults = fhmoe::tuning::default_policy();
+    const fhmoe::tuning::TuningPolicy defaults = fhmoe::family::fhmoe_tuning_policy();
     cxxopts::Options options = make_options(defaults.measurement);
     cxxopts::ParseResult args;
     try {
@@ -198,10 +199,7 @@ int run(int argc, char** argv) {
     chunk.shape = shape;
     chunk.seed = args["seed"].as<std::uint64_t>();
     chunk.candidate_timeout_s = policy.measurement.timeout_s;
-    chunk.measurement = {static_cast<std::uint32_t>(policy.measurement.warmup),
-                         static_cast<std::uint32_t>(policy.measurement.iters),
-                         policy.measurement.err_ratio, policy.measurement.rtol,
-                         policy.measurement.atol};
+    chunk.measurement = fhmoe::wire::measurement_settings(policy.measurement);
     std::int64_t index = 0;
     for (const auto& candidate : candidates_from(args, shape)) {
         chunk.candidates.push_back(

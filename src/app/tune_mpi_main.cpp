@@ -1,28 +1,66 @@
-// fhmoe_tune_mpi: the MPI-distributed tuner (issue #6 builds it). Until then this main only
-// proves the launch path (MPI, the linked libraries) and says plainly that no tuning is done.
+// fhmoe_tune_mpi: parse, configure logging, run, map typed errors to exit codes.
 
 #include <mpi.h>
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "fhmoe/cluster/mpi_environment.hpp"
-#include "fhmoe/evidence/hdf5_library.hpp"
+#include "fhmoe/cluster/tune_options.hpp"
+#include "fhmoe/cluster/tune_run.hpp"
+#include "fhmoe/error.hpp"
 #include "fhmoe/exit_code.hpp"
-#include "fhmoe/version.hpp"
+
+namespace {
+
+// Rank 0 talks at info; the other ranks only warn unless -v, so N ranks do not print N copies
+// of the same progress. SPDLOG_LEVEL, when set, overrides both.
+void configure_logging(int rank, bool verbose) {
+    auto logger = spdlog::stderr_color_mt("fhmoe");
+    logger->set_pattern("[%H:%M:%S.%e] [rank " + std::to_string(rank) + "] [%^%l%$] %v");
+    spdlog::set_default_logger(logger);
+    if (rank == 0) {
+        spdlog::set_level(verbose ? spdlog::level::debug : spdlog::level::info);
+    } else {
+        spdlog::set_level(verbose ? spdlog::level::info : spdlog::level::warn);
+    }
+    spdlog::cfg::load_env_levels();
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
     MPI_Init(&argc, &argv);
     const int rank = fhmoe::cluster::world_rank();
-    if (rank == 0) {
-        std::printf("fhmoe_tune_mpi %s (gpu backend compiled: %s, HDF5 %s), %d MPI ranks\n",
-                    std::string(fhmoe::version()).c_str(),
-                    std::string(fhmoe::gpu_backend_compiled()).c_str(),
-                    fhmoe::evidence::hdf5_library_version().c_str(), fhmoe::cluster::world_size());
-        std::printf(
-            "NOT IMPLEMENTED YET: the tuner (issue #6) does not exist in this build; "
-            "no tuned CSV and no HDF5 archive were written.\n");
+    int code = fhmoe::to_int(fhmoe::ExitCode::internal_error);
+    try {
+        const std::vector<std::string> args(argv, argv + argc);
+        const auto parsed = fhmoe::cluster::parse_tune_command_line(args);
+        if (!parsed.options) {
+            if (rank == 0) std::printf("%s\n", parsed.help_text.c_str());
+            code = 0;
+        } else {
+            configure_logging(rank, parsed.options->verbose);
+            code = fhmoe::to_int(fhmoe::cluster::run_tune(*parsed.options));
+        }
+    } catch (const fhmoe::cluster::UsageError& error) {
+        if (rank == 0) std::fprintf(stderr, "fhmoe_tune_mpi: %s (see --help)\n", error.what());
+        code = fhmoe::to_int(fhmoe::ExitCode::bad_input);
+    } catch (const fhmoe::InputError& error) {
+        std::fprintf(stderr, "fhmoe_tune_mpi: %s\n", error.what());
+        code = fhmoe::to_int(fhmoe::ExitCode::bad_input);
+    } catch (const fhmoe::cluster::NotAvailableError& error) {
+        if (rank == 0) std::fprintf(stderr, "fhmoe_tune_mpi: %s\n", error.what());
+        code = fhmoe::to_int(fhmoe::ExitCode::not_available);
+    } catch (const std::exception& error) {
+        // Other ranks may be waiting on this one: only an abort releases them all.
+        std::fprintf(stderr, "fhmoe_tune_mpi: rank %d: internal error: %s\n", rank, error.what());
+        MPI_Abort(MPI_COMM_WORLD, fhmoe::to_int(fhmoe::ExitCode::internal_error));
     }
     MPI_Finalize();
-    return fhmoe::to_int(fhmoe::ExitCode::not_available);
+    return code;
 }

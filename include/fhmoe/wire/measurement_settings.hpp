@@ -6,6 +6,8 @@
 
 #include <cstdint>
 
+#include "fhmoe/tuning/policy.hpp"
+
 namespace fhmoe::wire {
 
 struct MeasurementSettings {
@@ -17,5 +19,8 @@ struct MeasurementSettings {
     double max_cosine_distance = 1e-3;  // a run above it is a mismatch, whatever its fraction
     auto operator<=>(const MeasurementSettings&) const = default;
 };
+
+// The policy's measurement values as they cross to a worker (the one place that maps them).
+MeasurementSettings measurement_settings(const tuning::MeasurementPolicy& policy);
 
 }  // namespace fhmoe::wire

@@ -1,0 +1,126 @@
+#pragma once
+
+// Rank 0's loop (DESIGN.md section 1, steps 2 and 5): hands chunks and races to ranks that
+// ask (rank 0's own worker included), journals every result before acting on it, merges
+// each shape's results, races the finalists of a complete shape, decides with the gate and
+// checkpoints the tuned CSV every --batch decisions. It never blocks on one source: it
+// poll()s its own supervisor and the signal pipe with a short timeout and probes MPI between.
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "fhmoe/cluster/mpi_channel.hpp"
+#include "fhmoe/cluster/progress_reporter.hpp"
+#include "fhmoe/cluster/run_summary.hpp"
+#include "fhmoe/cluster/shape_progress.hpp"
+#include "fhmoe/cluster/termination_signals.hpp"
+#include "fhmoe/cluster/tune_options.hpp"
+#include "fhmoe/cluster/tuned_outputs.hpp"
+#include "fhmoe/cluster/work_queue.hpp"
+#include "fhmoe/evidence/journal.hpp"
+#include "fhmoe/family/shape.hpp"
+#include "fhmoe/supervisor/supervisor.hpp"
+
+namespace fhmoe::cluster {
+
+// Where a rank stands, as rank 0 sees it.
+struct RankState {
+    bool ready = false;  // said hello and has no work
+    std::optional<std::int64_t> work_id;
+    std::string loaded_shape;  // shape key its worker holds (affinity)
+    std::string host;
+    std::string binding;
+    bool signalled = false;
+    int worker_pid = 0;  // the live worker as last reported (workers start with the first work)
+};
+
+struct CoordinatorContext {
+    const TuneOptions* options = nullptr;
+    family::DeviceKey device;
+    const evidence::RunHeader* header = nullptr;
+    evidence::JournalWriter* journal = nullptr;
+    supervisor::Supervisor* local = nullptr;  // rank 0's own worker
+    TerminationSignals* signals = nullptr;
+    MpiChannel* channel = nullptr;
+    int world_size = 1;
+    std::string local_host;     // rank 0's host, for the evidence
+    std::string local_binding;  // rank 0's device binding
+    // Called at every checkpoint after the journal is synced (the evidence archive).
+    std::function<void()> on_checkpoint;
+};
+
+enum class RunEnd { finished, interrupted };
+
+class Coordinator {
+public:
+    explicit Coordinator(CoordinatorContext context);
+
+    // Rebuilds the state of an earlier run from its journal records (no journaling), then
+    // plans the work still missing. Call once, before run(), with the records of the journal
+    // being resumed (none for a new run).
+    void prepare(const std::vector<evidence::JournalRecord>& prior);
+
+    // Until every shape is decided, or a signal stopped the run (then in-flight work is given
+    // the grace period to report).
+    RunEnd run();
+
+    // Syncs the journal and publishes every decided row (unless --compare holds rows back).
+    void checkpoint();
+
+    // Tells every other rank to leave with `exit_code` and waits (bounded) until each one
+    // has acknowledged, journaling any result that still arrives.
+    void release_members(int exit_code);
+
+    std::vector<ShapeOutcome> outcomes() const;
+    std::vector<DecidedShape> final_decisions() const;
+    const std::vector<ShapeProgress>& shapes() const { return shapes_; }
+    const std::vector<RankState>& ranks() const { return ranks_; }
+    std::size_t results_received() const { return measured_; }
+
+private:
+    void plan_missing_work();
+    void settle(ShapeProgress& shape);
+    void record_decision(ShapeProgress& shape, evidence::ShapeDecision decision);
+    void enqueue_race(ShapeProgress& shape, std::vector<supervisor::PlannedCandidate> contenders);
+    void dispatch();
+    void assign(int rank, WorkItem item);
+    void begin_stop(const std::string& why);
+    void handle_event(int rank, const supervisor::Event& event);
+    void handle_message(const IncomingMessage& message);
+    void wait_for_activity();
+    void after_batch();
+    void finish_work(int rank, std::int64_t work_id);
+    bool all_settled() const;
+    ProgressSnapshot snapshot() const;
+    ShapeProgress& shape_by_key(const std::string& key);
+
+    CoordinatorContext c_;
+    std::vector<ShapeProgress> shapes_;
+    std::map<std::string, std::size_t> shape_index_;
+    WorkQueue queue_;
+    std::vector<RankState> ranks_;
+    struct InFlight {
+        int rank = -1;
+        std::size_t shape = 0;
+        std::size_t candidates = 0;
+        bool race = false;
+    };
+    std::map<std::int64_t, InFlight> in_flight_;
+    std::int64_t next_work_id_ = 0;
+    std::size_t measured_ = 0;
+    std::size_t to_measure_ = 0;
+    std::size_t decided_since_checkpoint_ = 0;
+    bool stopping_ = false;
+    std::chrono::steady_clock::time_point stop_deadline_{};
+    std::chrono::steady_clock::time_point started_;
+    ProgressReporter progress_;
+    std::optional<std::size_t> kill_after_records_;  // test hook, see coordinator.cpp
+};
+
+}  // namespace fhmoe::cluster

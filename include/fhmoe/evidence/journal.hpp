@@ -1,0 +1,189 @@
+#pragma once
+
+// The run journal: an append-only file that rank 0 writes every result to before it acts on
+// it, so that a run killed at any instant (kill -9, node loss, Slurm preemption) loses at most
+// the records that were never flushed, and `--resume` re-measures only what is missing.
+//
+// Layout: a sequence of wire frames (wire/frame.hpp: magic, version, record type, length,
+// CRC-32 of the payload), one per record, payloads encoded with the project's codecs. The
+// first record is always the run header. Reading rules:
+//  - a last record that is cut short (the writer died mid-write) or whose checksum fails and
+//    that reaches the end of the file is a torn tail: ignored, reported as a warning, and cut
+//    off when the journal is reopened for appending;
+//  - any defect followed by more bytes is corruption in the middle: an error, never skipped.
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/family/candidate.hpp"
+#include "fhmoe/family/shape.hpp"
+#include "fhmoe/tuning/result.hpp"
+#include "fhmoe/tuning/status.hpp"
+
+namespace fhmoe::evidence {
+
+// Frame version of journal records; a journal of another version is refused, not guessed.
+inline constexpr std::uint16_t journal_format_version = 1;
+
+enum class JournalRecordType : std::uint16_t {
+    run_header = 1,
+    shape_loaded = 2,
+    shape_load_failed = 3,
+    candidate_result = 4,
+    race_outcome = 5,
+    decision = 6,
+};
+
+// One shape as the run planned it. The candidate list is stored whole so that a resume
+// re-plans from the journal, not from the tuned CSV (which the run itself rewrites every
+// --batch shapes) or from a catalogue that might have changed.
+struct PlannedShape {
+    family::ShapeKey shape;                     // raw token, as in the untuned CSV
+    std::vector<family::Candidate> candidates;  // index = planned index
+    std::int64_t incumbent_index = 0;           // into candidates
+    bool incumbent_from_tuned_row = false;      // false: default config (first tune of the shape)
+    std::optional<double> incumbent_row_us;     // the tuned row's us, when it had one
+    std::string unsupported_reason;             // non-empty: the family cannot run the shape
+};
+
+struct RunHeader {
+    // Everything that must match for a resume to continue this run, as named text values
+    // ("seed" -> "7"), so a mismatch can be reported field by field.
+    std::map<std::string, std::string> fingerprint;
+    std::vector<PlannedShape> shapes;
+    std::string tool_version;
+    std::int64_t started_unix_ns = 0;
+};
+
+struct ShapeLoadedRecord {
+    std::string shape_key;
+    std::uint64_t reference_digest = 0;
+    tuning::MeasuredOn device;  // rank, host, device, worker pid
+    double seconds = 0.0;
+};
+
+struct ShapeLoadFailedRecord {
+    std::string shape_key;
+    std::int64_t chunk_id = -1;
+    int rank = -1;
+    std::string host;
+    std::string detail;
+    std::uint32_t attempts = 0;
+};
+
+struct CandidateResultRecord {
+    std::int64_t chunk_id = -1;
+    std::int64_t planned_index = -1;
+    tuning::CandidateResult result;
+};
+
+struct RaceContenderRecord {
+    std::int64_t planned_index = -1;
+    tuning::CandidateId id;
+    bool is_incumbent = false;
+    tuning::Status status = tuning::Status::not_run;
+    std::string detail;
+    std::vector<std::vector<double>> samples_us;  // [round][sample]
+};
+
+struct RaceOutcomeRecord {
+    std::string shape_key;
+    std::int64_t race_id = -1;
+    std::uint32_t rounds_completed = 0;
+    bool stopped = false;  // cut short by a stop: a resume races again
+    tuning::MeasuredOn device;
+    std::vector<RaceContenderRecord> contenders;
+};
+
+enum class DecisionKind : std::uint8_t { promote = 0, retain = 1, incomplete = 2, all_failed = 3 };
+
+std::string_view to_string(DecisionKind kind) noexcept;
+
+// What the run decided for one shape, and the tuned row it publishes (if any).
+struct ShapeDecision {
+    std::string shape_key;
+    DecisionKind kind = DecisionKind::incomplete;
+    tuning::CandidateId incumbent;
+    std::optional<tuning::CandidateId> winner;  // the candidate that serves after this run
+    // The fastest ok challenger of the race (absent when none finished ok), and its time.
+    std::optional<tuning::CandidateId> challenger;
+    std::optional<double> challenger_us;
+    std::optional<double> challenger_stderr_us;
+    std::optional<double> incumbent_stderr_us;
+    std::optional<double> margin_pct;
+    double bar_pct = 0.0;
+    double noise_floor_pct = 0.0;
+    std::optional<double> incumbent_us;  // race mean (or chunk mean without a race)
+    std::optional<double> winner_us;
+    std::string reason;
+    // The tuned row to write: a promoted winner, or the first row of a shape that had none.
+    bool publish = false;
+    family::Candidate published_candidate;
+    double published_us = 0.0;
+    double published_err = 0.0;
+};
+
+using JournalRecord = std::variant<RunHeader, ShapeLoadedRecord, ShapeLoadFailedRecord,
+                                   CandidateResultRecord, RaceOutcomeRecord, ShapeDecision>;
+
+// One record's frame bytes, and the inverse (throws wire::WireError on a malformed payload).
+std::vector<std::uint8_t> encode_journal_record(const JournalRecord& record);
+JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uint8_t> payload);
+
+struct JournalContents {
+    RunHeader header;
+    std::vector<JournalRecord> records;  // every record after the header, in file order
+    std::size_t valid_bytes = 0;         // where the intact records end
+    std::size_t torn_tail_bytes = 0;     // bytes of a torn last record (0 if none)
+    std::string torn_tail_reason;
+};
+
+// Reads a journal. Throws fhmoe::InputError (path, byte offset in the reason) for a missing
+// or unreadable file, a first record that is not a run header, another format version, or
+// corruption in the middle.
+JournalContents read_journal(const std::string& path);
+
+// Appends records. Each append() is buffered; flush() hands the buffer to the kernel in one
+// write (after which a kill of this process loses nothing), sync() also fsyncs it (after
+// which a power loss loses nothing).
+class JournalWriter {
+public:
+    // A new journal holding `header`. Refuses (InputError) to overwrite an existing non-empty
+    // file: a journal is evidence, and reusing a path without --resume is a mistake.
+    static JournalWriter create(const std::string& path, const RunHeader& header);
+    // Continues a journal read by read_journal: the torn tail, if any, is cut off first.
+    static JournalWriter reopen(const std::string& path, const JournalContents& contents);
+
+    JournalWriter(JournalWriter&& other) noexcept;
+    JournalWriter& operator=(JournalWriter&& other) noexcept;
+    JournalWriter(const JournalWriter&) = delete;
+    JournalWriter& operator=(const JournalWriter&) = delete;
+    ~JournalWriter();  // flushes what is buffered
+
+    void append(const JournalRecord& record);
+    void flush();
+    void sync();
+
+    const std::string& path() const noexcept { return path_; }
+    // Records handed to the kernel by this writer (the header included for a new journal).
+    std::size_t records_flushed() const noexcept { return records_flushed_; }
+    std::size_t records_buffered() const noexcept { return records_buffered_; }
+
+private:
+    JournalWriter(std::string path, int fd);
+    std::string path_;
+    int fd_ = -1;
+    std::vector<std::uint8_t> buffer_;
+    std::size_t records_buffered_ = 0;
+    std::size_t records_flushed_ = 0;
+};
+
+}  // namespace fhmoe::evidence

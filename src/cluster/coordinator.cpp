@@ -1,0 +1,485 @@
+#include "fhmoe/cluster/coordinator.hpp"
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdlib>
+
+#include "fhmoe/cluster/chunk_planner.hpp"
+#include "fhmoe/cluster/member_release.hpp"
+#include "fhmoe/cluster/shape_decision.hpp"
+#include "fhmoe/error.hpp"
+
+namespace fhmoe::cluster {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// How long rank 0 sleeps in poll() between MPI probes when other ranks exist: short enough
+// that a result is journaled within milliseconds, long enough not to spin a core.
+constexpr int mpi_probe_interval_ms = 5;
+// With no other ranks, poll() only wakes for the progress line and the stop deadline.
+constexpr int single_rank_poll_ms = 200;
+// Beyond the workers' own stop grace: time for the last frames and messages to arrive.
+constexpr double stop_margin_s = 5.0;
+
+// Test hook: FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS=N makes rank 0 SIGKILL itself once this
+// process has flushed N journal records, so the resume tests kill it at a chosen point
+// deterministically instead of racing a timer.
+std::optional<std::size_t> kill_after_records_from_environment() {
+    const char* text = std::getenv("FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS");
+    if (text == nullptr || *text == '\0') return std::nullopt;
+    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
+}  // namespace
+
+Coordinator::Coordinator(CoordinatorContext context)
+    : c_(std::move(context)),
+      started_(Clock::now()),
+      progress_(stderr, ::isatty(STDERR_FILENO) != 0, c_.options->status_interval_s),
+      kill_after_records_(kill_after_records_from_environment()) {
+    shapes_.reserve(c_.header->shapes.size());
+    for (const auto& planned : c_.header->shapes) {
+        shape_index_[family::shape_key_string(planned.shape)] = shapes_.size();
+        shapes_.emplace_back(planned);
+    }
+    ranks_.resize(static_cast<std::size_t>(c_.world_size));
+    ranks_[0].ready = true;  // rank 0's own worker needs no hello
+    ranks_[0].host = c_.local_host;
+    ranks_[0].binding = c_.local_binding;
+}
+
+ShapeProgress& Coordinator::shape_by_key(const std::string& key) {
+    auto it = shape_index_.find(key);
+    if (it == shape_index_.end()) throw InternalError("a result for unplanned shape " + key);
+    return shapes_[it->second];
+}
+
+void Coordinator::prepare(const std::vector<evidence::JournalRecord>& prior) {
+    for (const auto& record : prior) {
+        std::visit(
+            [&](const auto& r) {
+                using R = std::decay_t<decltype(r)>;
+                if constexpr (std::is_same_v<R, evidence::ShapeLoadedRecord>) {
+                    shape_by_key(r.shape_key).add_loaded(r);
+                } else if constexpr (std::is_same_v<R, evidence::ShapeLoadFailedRecord>) {
+                    shape_by_key(r.shape_key).add_load_failure(r);
+                    next_work_id_ = std::max(next_work_id_, r.chunk_id + 1);
+                } else if constexpr (std::is_same_v<R, evidence::CandidateResultRecord>) {
+                    shape_by_key(r.result.shape_key).add_result(r);
+                    next_work_id_ = std::max(next_work_id_, r.chunk_id + 1);
+                } else if constexpr (std::is_same_v<R, evidence::RaceOutcomeRecord>) {
+                    if (!r.stopped) shape_by_key(r.shape_key).race = r;
+                    next_work_id_ = std::max(next_work_id_, r.race_id + 1);
+                } else if constexpr (std::is_same_v<R, evidence::ShapeDecision>) {
+                    // An incomplete decision is retried: that is what a resume is for.
+                    if (is_final(r)) shape_by_key(r.shape_key).decision = r;
+                }
+            },
+            record);
+    }
+    plan_missing_work();
+}
+
+void Coordinator::plan_missing_work() {
+    std::size_t to_measure = 0;
+    for (const auto& shape : shapes_) {
+        if (shape.decision || !shape.planned().unsupported_reason.empty()) continue;
+        to_measure += shape.missing_indexes().size();
+    }
+    const std::size_t chunk_size =
+        c_.options->chunk_size.value_or(default_chunk_size(to_measure, c_.world_size));
+    ChunkSettings settings;
+    settings.seed = c_.options->seed;
+    settings.measurement = wire::measurement_settings(c_.options->policy.measurement);
+    settings.candidate_timeout_s = c_.options->policy.measurement.timeout_s;
+
+    for (auto& shape : shapes_) {
+        if (shape.decision) continue;
+        if (!shape.planned().unsupported_reason.empty() || shape.digests().disagrees()) {
+            settle(shape);
+            continue;
+        }
+        const auto missing = shape.missing_indexes();
+        auto chunks = plan_chunks(shape.planned(), missing, !shape.incumbent_terminal(), chunk_size,
+                                  settings, next_work_id_);
+        for (auto& chunk : chunks) {
+            to_measure_ += chunk.candidates.size();
+            ++shape.outstanding_work;
+            queue_.add(WorkItem{std::move(chunk), shape.key()});
+        }
+        if (shape.outstanding_work == 0) settle(shape);
+    }
+    spdlog::info(
+        "{} shapes to decide, {} chunks of up to {} candidates (plus the incumbent) queued",
+        std::count_if(shapes_.begin(), shapes_.end(),
+                      [](const ShapeProgress& s) { return !s.decision; }),
+        queue_.size(), chunk_size);
+}
+
+void Coordinator::settle(ShapeProgress& shape) {
+    if (shape.decision || shape.outstanding_work > 0) return;
+    const auto& planned = shape.planned();
+    if (!planned.unsupported_reason.empty()) {
+        record_decision(shape, incomplete_decision(planned, "the family cannot run this shape: " +
+                                                                planned.unsupported_reason));
+        return;
+    }
+    if (shape.digests().disagrees()) {
+        record_decision(shape, incomplete_decision(planned, *shape.digests().disagreement()));
+        return;
+    }
+    const auto complete = shape.complete();
+    if (complete && shape.race) {
+        // A race that finished, even during a stop, decides: its samples are all there.
+        record_decision(
+            shape, decide_from_race(planned, *complete, *shape.race, c_.options->policy.promotion));
+        return;
+    }
+    // A stop leaves what is missing to the resume, which retries it: no decision now.
+    if (stopping_) return;
+    if (!complete) {
+        std::string reason = std::to_string(shape.counts()[tuning::Status::not_run]) +
+                             " candidates were not measured";
+        if (!shape.load_failures().empty())
+            reason += " (shape load failed: " + shape.load_failures().back() + ")";
+        record_decision(shape, incomplete_decision(planned, reason));
+        return;
+    }
+    auto plan =
+        plan_race(planned, *complete, shape.incumbent_by_chunk(), c_.options->policy.finalist);
+    if (auto* decision = std::get_if<evidence::ShapeDecision>(&plan)) {
+        record_decision(shape, std::move(*decision));
+    } else {
+        enqueue_race(shape, std::move(std::get<RaceLineup>(plan).contenders));
+    }
+}
+
+void Coordinator::enqueue_race(ShapeProgress& shape,
+                               std::vector<supervisor::PlannedCandidate> contenders) {
+    supervisor::Race race;
+    race.race_id = next_work_id_++;
+    race.shape = shape.planned().shape;
+    race.seed = c_.options->seed;
+    race.contenders = std::move(contenders);
+    race.rounds = static_cast<std::uint32_t>(c_.options->policy.finalist.rounds);
+    race.measurement = wire::measurement_settings(c_.options->policy.measurement);
+    race.contender_timeout_s = c_.options->policy.measurement.timeout_s;
+    spdlog::debug("race {} of {}: {} contenders", race.race_id, shape.key(),
+                  race.contenders.size());
+    ++shape.outstanding_work;
+    shape.race_planned = true;
+    queue_.add(WorkItem{std::move(race), shape.key()});
+}
+
+void Coordinator::record_decision(ShapeProgress& shape, evidence::ShapeDecision decision) {
+    c_.journal->append(decision);
+    const auto level = decision.kind == evidence::DecisionKind::incomplete ||
+                               decision.kind == evidence::DecisionKind::all_failed
+                           ? spdlog::level::warn
+                           : spdlog::level::info;
+    spdlog::log(level, "{}: {} (winner {}, margin {}, bar {:.2f}%, noise {:.2f}%): {}", shape.key(),
+                evidence::to_string(decision.kind),
+                decision.winner ? decision.winner->key() : std::string("-"),
+                decision.margin_pct ? fmt::format("{:.2f}%", *decision.margin_pct) : "-",
+                decision.bar_pct, decision.noise_floor_pct, decision.reason);
+    shape.decision = std::move(decision);
+    if (is_final(*shape.decision) &&
+        ++decided_since_checkpoint_ >= static_cast<std::size_t>(c_.options->policy.run.batch)) {
+        checkpoint();
+    }
+}
+
+void Coordinator::checkpoint() {
+    c_.journal->sync();
+    if (!c_.options->compare) {
+        const auto rows = rows_to_publish(c_.device, final_decisions());
+        const auto update = publish_rows(
+            c_.options->tuned_path, rows,
+            std::chrono::milliseconds(static_cast<long>(c_.options->lock_timeout_s * 1000)));
+        if (update.written) {
+            spdlog::info("{}: {} rows replaced, {} added, {} kept", c_.options->tuned_path,
+                         update.replaced, update.added, update.kept);
+        }
+    }
+    if (c_.on_checkpoint) c_.on_checkpoint();
+    decided_since_checkpoint_ = 0;
+}
+
+std::vector<DecidedShape> Coordinator::final_decisions() const {
+    std::vector<DecidedShape> decided;
+    for (const auto& shape : shapes_) {
+        if (shape.decision && is_final(*shape.decision)) {
+            decided.push_back(DecidedShape{&shape.planned(), &*shape.decision});
+        }
+    }
+    return decided;
+}
+
+std::vector<ShapeOutcome> Coordinator::outcomes() const {
+    std::vector<ShapeOutcome> outcomes;
+    for (const auto& shape : shapes_) {
+        outcomes.push_back(ShapeOutcome{&shape.planned(), shape.counts(), shape.decision});
+    }
+    return outcomes;
+}
+
+void Coordinator::dispatch() {
+    for (int rank = 0; rank < c_.world_size; ++rank) {
+        RankState& state = ranks_[static_cast<std::size_t>(rank)];
+        if (!state.ready || state.signalled) continue;
+        if (rank == 0 && !c_.local->idle()) continue;
+        auto item = queue_.take_for(state.loaded_shape);
+        if (!item) return;
+        assign(rank, std::move(*item));
+    }
+}
+
+void Coordinator::assign(int rank, WorkItem item) {
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    const std::int64_t id = item.id();
+    InFlight flight{rank, shape_index_.at(item.shape_key), 0, item.is_race()};
+    if (auto* chunk = std::get_if<supervisor::Chunk>(&item.work)) {
+        flight.candidates = chunk->candidates.size();
+        spdlog::debug("chunk {} ({} candidates of {}) -> rank {}", id, chunk->candidates.size(),
+                      item.shape_key, rank);
+        if (rank == 0) {
+            c_.local->start_chunk(std::move(*chunk));
+        } else {
+            c_.channel->send(rank, MessageTag::assign_chunk, encode_chunk(*chunk));
+        }
+    } else {
+        auto& race = std::get<supervisor::Race>(item.work);
+        spdlog::debug("race {} of {} -> rank {}", id, item.shape_key, rank);
+        if (rank == 0) {
+            c_.local->start_race(std::move(race));
+        } else {
+            c_.channel->send(rank, MessageTag::assign_race, encode_race(race));
+        }
+    }
+    in_flight_[id] = flight;
+    state.ready = false;
+    state.work_id = id;
+    state.loaded_shape = item.shape_key;
+}
+
+void Coordinator::begin_stop(const std::string& why) {
+    if (stopping_) return;
+    stopping_ = true;
+    stop_deadline_ =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(c_.options->stop_grace_s + stop_margin_s));
+    spdlog::warn("stopping: {}; {} chunks/races in flight get {:.0f} s to report", why,
+                 in_flight_.size(), c_.options->stop_grace_s + stop_margin_s);
+    c_.journal->flush();
+    c_.local->request_stop();
+    for (int rank = 1; rank < c_.world_size; ++rank) {
+        c_.channel->send(rank, MessageTag::interrupt, {});
+    }
+}
+
+void Coordinator::finish_work(int rank, std::int64_t work_id) {
+    auto it = in_flight_.find(work_id);
+    if (it == in_flight_.end()) {
+        throw InternalError("rank " + std::to_string(rank) + " finished unknown work " +
+                            std::to_string(work_id));
+    }
+    ShapeProgress& shape = shapes_[it->second.shape];
+    in_flight_.erase(it);
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    state.work_id.reset();
+    state.ready = true;
+    FHMOE_CHECK(shape.outstanding_work > 0, "work finished twice");
+    --shape.outstanding_work;
+    settle(shape);
+}
+
+void Coordinator::handle_event(int rank, const supervisor::Event& event) {
+    std::visit(
+        [&](const auto& e) {
+            using E = std::decay_t<decltype(e)>;
+            if constexpr (std::is_same_v<E, supervisor::ShapeLoaded>) {
+                evidence::ShapeLoadedRecord record{e.shape_key, e.reference_digest, e.device,
+                                                   e.seconds};
+                record.device.rank = rank;
+                c_.journal->append(record);
+                spdlog::debug("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
+                              rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
+                              e.reference_digest);
+                RankState& state = ranks_[static_cast<std::size_t>(rank)];
+                if (state.worker_pid != e.device.worker_pid) {
+                    state.worker_pid = e.device.worker_pid;
+                    spdlog::info("rank {} on {}: worker pid {} ({} device {})", rank, e.device.host,
+                                 e.device.worker_pid, e.device.device_name, e.device.device_index);
+                }
+                ShapeProgress& shape = shape_by_key(e.shape_key);
+                if (auto disagreement = shape.add_loaded(record)) {
+                    spdlog::error("{}: {}; its results will not be compared", e.shape_key,
+                                  *disagreement);
+                    const std::size_t dropped = queue_.drop_shape(e.shape_key);
+                    shape.outstanding_work -= dropped;
+                    settle(shape);
+                }
+            } else if constexpr (std::is_same_v<E, supervisor::ShapeLoadFailed>) {
+                const RankState& state = ranks_[static_cast<std::size_t>(rank)];
+                evidence::ShapeLoadFailedRecord record{e.shape_key, state.work_id.value_or(-1),
+                                                       rank,        state.host,
+                                                       e.detail,    e.attempts};
+                c_.journal->append(record);
+                spdlog::warn("rank {}: loading {} failed after {} attempts: {}", rank, e.shape_key,
+                             e.attempts, e.detail);
+                shape_by_key(e.shape_key).add_load_failure(record);
+            } else if constexpr (std::is_same_v<E, supervisor::CandidateMeasured>) {
+                evidence::CandidateResultRecord record{e.chunk_id, e.planned_index, e.result};
+                if (record.result.chunk < 0) record.result.chunk = e.chunk_id;
+                c_.journal->append(record);
+                shape_by_key(record.result.shape_key).add_result(record);
+                ++measured_;
+            } else if constexpr (std::is_same_v<E, supervisor::ChunkDone>) {
+                finish_work(rank, e.chunk_id);
+            } else if constexpr (std::is_same_v<E, supervisor::RaceDone>) {
+                auto it = in_flight_.find(e.race_id);
+                FHMOE_CHECK(it != in_flight_.end(), "race_done for unknown race");
+                ShapeProgress& shape = shapes_[it->second.shape];
+                evidence::RaceOutcomeRecord record;
+                record.shape_key = shape.key();
+                record.race_id = e.race_id;
+                record.rounds_completed = e.rounds_completed;
+                record.stopped = e.stopped;
+                record.device = e.device;
+                record.device.rank = rank;
+                for (const auto& c : e.contenders) {
+                    record.contenders.push_back(evidence::RaceContenderRecord{
+                        c.planned_index, c.id, c.id == shape.incumbent_id(), c.status, c.detail,
+                        c.samples_us});
+                }
+                c_.journal->append(record);
+                shape.race_planned = false;
+                if (!record.stopped) shape.race = std::move(record);
+                finish_work(rank, e.race_id);
+            } else if constexpr (std::is_same_v<E, supervisor::WorkerRestarted>) {
+                spdlog::warn("rank {}: worker {} replaced: {}", rank, e.old_pid, e.reason);
+            }
+        },
+        event);
+}
+
+void Coordinator::handle_message(const IncomingMessage& message) {
+    RankState& state = ranks_.at(static_cast<std::size_t>(message.source));
+    switch (message.tag) {
+        case MessageTag::hello: {
+            const HelloMessage hello = decode_hello(message.bytes);
+            state.host = hello.host;
+            state.binding = hello.device_binding;
+            state.ready = true;
+            spdlog::info("rank {} on {}: backend {}, device {}", hello.rank, hello.host,
+                         hello.backend, hello.device_binding);
+            break;
+        }
+        case MessageTag::signalled:
+            state.signalled = true;
+            begin_stop("rank " + std::to_string(message.source) + " was signalled");
+            break;
+        case MessageTag::stop_ack: break;
+        case MessageTag::shape_loaded:
+        case MessageTag::load_failed:
+        case MessageTag::result:
+        case MessageTag::chunk_done:
+        case MessageTag::race_done:
+        case MessageTag::worker_restarted:
+            handle_event(message.source, decode_event(message.tag, message.bytes));
+            break;
+        default:
+            throw InternalError("rank 0 received " + std::string(to_string(message.tag)) +
+                                " from rank " + std::to_string(message.source));
+    }
+}
+
+void Coordinator::wait_for_activity() {
+    pollfd fds[2];
+    nfds_t count = 0;
+    fds[count++] = pollfd{c_.local->wait_fd(), POLLIN, 0};
+    // The signal pipe stays readable once signalled: watching it after the stop began would
+    // turn this wait into a spin.
+    if (!stopping_) fds[count++] = pollfd{c_.signals->wait_fd(), POLLIN, 0};
+    const int timeout = c_.world_size > 1 ? mpi_probe_interval_ms : single_rank_poll_ms;
+    ::poll(fds, count, timeout);
+}
+
+void Coordinator::after_batch() {
+    c_.journal->flush();
+    if (kill_after_records_ && c_.journal->records_flushed() >= *kill_after_records_) {
+        spdlog::warn("test hook: SIGKILL after {} journal records", c_.journal->records_flushed());
+        std::raise(SIGKILL);
+    }
+    c_.channel->progress();
+    progress_.update(snapshot());
+}
+
+bool Coordinator::all_settled() const {
+    return in_flight_.empty() && queue_.empty() &&
+           std::all_of(shapes_.begin(), shapes_.end(),
+                       [](const ShapeProgress& s) { return s.decision.has_value(); });
+}
+
+ProgressSnapshot Coordinator::snapshot() const {
+    ProgressSnapshot s;
+    s.measured = measured_;
+    s.to_measure = to_measure_;
+    s.shapes_total = shapes_.size();
+    s.shapes_decided = static_cast<std::size_t>(
+        std::count_if(shapes_.begin(), shapes_.end(),
+                      [](const ShapeProgress& p) { return p.decision.has_value(); }));
+    s.ranks = ranks_.size();
+    s.ranks_busy = in_flight_.size();
+    s.elapsed_s = std::chrono::duration<double>(Clock::now() - started_).count();
+    return s;
+}
+
+RunEnd Coordinator::run() {
+    while (true) {
+        if (!stopping_ && c_.signals->requested()) {
+            begin_stop("signal " + std::to_string(c_.signals->signal_number()) + " received");
+        }
+        if (!stopping_) dispatch();
+        after_batch();
+        if (!stopping_ && all_settled()) break;
+        if (stopping_ && in_flight_.empty()) break;
+        if (stopping_ && Clock::now() > stop_deadline_) {
+            spdlog::warn(
+                "stop grace over with {} chunks/races unreported: a resume re-measures "
+                "what they did not report",
+                in_flight_.size());
+            break;
+        }
+        wait_for_activity();
+        for (const auto& event : c_.local->poll(0)) handle_event(0, event);
+        while (auto message = c_.channel->try_receive()) handle_message(*message);
+    }
+    c_.journal->flush();
+    progress_.finish(snapshot());
+    return stopping_ ? RunEnd::interrupted : RunEnd::finished;
+}
+
+void Coordinator::release_members(int exit_code) {
+    release_member_ranks(*c_.channel, c_.world_size, exit_code,
+                         [&](const IncomingMessage& message) {
+                             if (message.tag != MessageTag::result) return;
+                             // Measured after the stop deadline: still evidence, and a resume need
+                             // not redo it.
+                             const auto event = decode_event(message.tag, message.bytes);
+                             const auto& measured = std::get<supervisor::CandidateMeasured>(event);
+                             evidence::CandidateResultRecord record{
+                                 measured.chunk_id, measured.planned_index, measured.result};
+                             if (record.result.chunk < 0) record.result.chunk = measured.chunk_id;
+                             c_.journal->append(record);
+                         });
+    c_.journal->flush();
+}
+
+}  // namespace fhmoe::cluster

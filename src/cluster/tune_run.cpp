@@ -1,0 +1,221 @@
+#include "fhmoe/cluster/tune_run.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <chrono>
+#include <optional>
+#include <set>
+
+#include "fhmoe/cluster/coordinator.hpp"
+#include "fhmoe/cluster/device_binding.hpp"
+#include "fhmoe/cluster/member_loop.hpp"
+#include "fhmoe/cluster/member_release.hpp"
+#include "fhmoe/cluster/mpi_environment.hpp"
+#include "fhmoe/cluster/replay.hpp"
+#include "fhmoe/cluster/run_evidence_builder.hpp"
+#include "fhmoe/cluster/run_plan.hpp"
+#include "fhmoe/cluster/run_summary.hpp"
+#include "fhmoe/cluster/tune_compare.hpp"
+#include "fhmoe/cluster/tuning_device.hpp"
+#include "fhmoe/config/lookup_key.hpp"
+#include "fhmoe/config/tuned_csv.hpp"
+#include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/version.hpp"
+
+namespace fhmoe::cluster {
+namespace {
+
+std::int64_t unix_now() {
+    return std::chrono::duration_cast<std::chrono::seconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+supervisor::SupervisorConfig supervisor_config(const TuneOptions& options, int rank,
+                                               bool with_faults) {
+    supervisor::SupervisorConfig config;
+    config.worker_executable = options.worker_path;
+    config.backend = options.backend;
+    if (with_faults && !options.inject_fault.empty()) {
+        config.worker_args = {"--inject-fault", options.inject_fault};
+    }
+    config.rank = rank;
+    config.stop_grace_s = options.stop_grace_s;
+    return config;
+}
+
+// The journal and plan a rank-0 run continues from.
+struct RunStart {
+    evidence::RunHeader header;
+    std::vector<evidence::JournalRecord> prior;
+    std::vector<config::UntunedShape> already_tuned;
+    std::vector<config::UntunedShape> other_device;
+    std::optional<evidence::JournalWriter> journal;
+};
+
+RunStart start_new_run(const TuneOptions& options, const family::DeviceKey& device) {
+    RunPlan plan = plan_run(options, device);
+    for (const auto& warning : plan.warnings) spdlog::warn("{}", warning);
+    RunStart start;
+    start.header = std::move(plan.header);
+    start.already_tuned = std::move(plan.already_tuned);
+    start.other_device = std::move(plan.other_device);
+    start.journal.emplace(evidence::JournalWriter::create(options.journal_path, start.header));
+    spdlog::info("planned {} shapes ({} already tuned, {} for another device); journal {}",
+                 start.header.shapes.size(), start.already_tuned.size(), start.other_device.size(),
+                 options.journal_path);
+    return start;
+}
+
+RunStart resume_run(const TuneOptions& options, const family::DeviceKey& device) {
+    evidence::JournalContents contents = evidence::read_journal(options.journal_path);
+    const config::UntunedTable untuned = config::read_untuned_csv(options.untuned_path);
+    check_resume_fingerprint(options.journal_path, contents.header.fingerprint,
+                             run_fingerprint(options, untuned.shapes, device));
+    if (contents.torn_tail_bytes > 0) {
+        spdlog::warn("{}: ignoring a torn last record ({} bytes: {}); it is re-measured",
+                     options.journal_path, contents.torn_tail_bytes, contents.torn_tail_reason);
+    }
+    RunStart start;
+    start.header = contents.header;
+    start.prior = std::move(contents.records);
+    // Shapes of the input that the journal's plan did not tune were skipped when it began.
+    const config::TunedTable tuned = config::read_tuned_csv_if_exists(options.tuned_path);
+    const config::TunedIndex index(tuned);
+    std::set<std::string> planned;
+    for (const auto& shape : start.header.shapes)
+        planned.insert(family::shape_key_string(shape.shape));
+    for (const auto& shape : untuned.shapes) {
+        if (planned.count(family::shape_key_string(shape.shape)) != 0) continue;
+        if (config::device_for(shape, device) != device) {
+            start.other_device.push_back(shape);
+        } else {
+            start.already_tuned.push_back(shape);
+        }
+    }
+    start.journal.emplace(evidence::JournalWriter::reopen(options.journal_path, contents));
+    spdlog::info("resuming {}: {} shapes planned, {} records journaled", options.journal_path,
+                 start.header.shapes.size(), start.prior.size());
+    return start;
+}
+
+ExitCode exit_code_of(RunEnd end, const std::vector<ShapeOutcome>& outcomes) {
+    if (end == RunEnd::interrupted) return ExitCode::interrupted;
+    for (const auto& outcome : outcomes) {
+        if (!outcome.decision || !(outcome.decision->kind == evidence::DecisionKind::promote ||
+                                   outcome.decision->kind == evidence::DecisionKind::retain)) {
+            return ExitCode::incomplete;
+        }
+    }
+    return ExitCode::all_decided;
+}
+
+void write_evidence(const TuneOptions& options, const family::DeviceKey& device,
+                    const Coordinator& coordinator, const RunTimes& times) {
+    if (options.evidence_path.empty()) return;
+    try {
+        evidence::write_archive(
+            options.evidence_path,
+            build_run_evidence(options, device, coordinator.shapes(), coordinator.ranks(), times));
+    } catch (const Error& error) {
+        // The journal holds everything the archive would; the tuned CSV is the product.
+        spdlog::error("evidence archive not written: {}", error.what());
+    }
+}
+
+ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
+                   const std::string& host, const DeviceBinding& binding, int world_size) {
+    const std::int64_t started_unix = unix_now();
+    family::DeviceKey device;
+    RunStart start;
+    try {
+        device = tuning_device_for_backend(options.backend);
+        if (options.run_config) {
+            const ExitCode code =
+                run_config_replay(options, device, supervisor_config(options, 0, false), signals);
+            release_member_ranks(channel, world_size, to_int(code), {});
+            return code;
+        }
+        start = options.resume ? resume_run(options, device) : start_new_run(options, device);
+    } catch (const Error&) {
+        release_member_ranks(channel, world_size, to_int(ExitCode::bad_input), {});
+        throw;
+    }
+
+    supervisor::Supervisor local(supervisor_config(options, 0, true));
+    const Coordinator* coordinator_for_evidence = nullptr;
+    CoordinatorContext context;
+    context.options = &options;
+    context.device = device;
+    context.header = &start.header;
+    context.journal = &*start.journal;
+    context.local = &local;
+    context.signals = &signals;
+    context.channel = &channel;
+    context.world_size = world_size;
+    context.local_host = host;
+    context.local_binding = binding.reason;
+    context.on_checkpoint = [&] {
+        write_evidence(options, device, *coordinator_for_evidence, RunTimes{started_unix, 0, -1});
+    };
+    Coordinator coordinator(context);
+    coordinator_for_evidence = &coordinator;
+
+    coordinator.prepare(start.prior);
+    const RunEnd end = coordinator.run();
+    ExitCode code = exit_code_of(end, coordinator.outcomes());
+    // Complete, decided shapes are published even when the run was interrupted.
+    coordinator.checkpoint();
+    if (options.compare && end == RunEnd::finished) {
+        compare_and_update(options, device, coordinator.final_decisions(),
+                           supervisor_config(options, 0, false), signals);
+    }
+
+    const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);
+    const auto summary = summarize_run(coordinator.outcomes(), start.already_tuned,
+                                       start.other_device, tuned_after, device);
+    std::printf("%s", format_summary(summary).c_str());
+    std::fflush(stdout);
+    if (end == RunEnd::interrupted) {
+        spdlog::warn(
+            "interrupted: decided shapes are published; run again with --resume to "
+            "finish (journal {})",
+            options.journal_path);
+    }
+    write_evidence(options, device, coordinator, RunTimes{started_unix, unix_now(), to_int(code)});
+    coordinator.release_members(to_int(code));
+    local.shutdown();
+    return code;
+}
+
+}  // namespace
+
+ExitCode run_tune(const TuneOptions& options) {
+    if (options.backend == "gpu" && gpu_backend_compiled() == "NONE") {
+        throw NotAvailableError(
+            "--backend gpu: this build has no GPU backend (configure with "
+            "-DFHMOE_GPU_BACKEND=HIP or CUDA); use --backend cpu or sim");
+    }
+    const int rank = world_rank();
+    const int size = world_size();
+    TerminationSignals signals;
+    const DeviceBinding binding = choose_device(process_environment(), local_rank(), 0);
+    const std::string host = processor_name();
+    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank, size,
+                 host, options.backend, binding.reason, binding.visible_from,
+                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
+    MpiChannel channel;
+    if (rank != 0) {
+        supervisor::Supervisor supervisor(supervisor_config(options, rank, true));
+        MemberContext context;
+        context.rank = rank;
+        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
+        context.supervisor = &supervisor;
+        context.signals = &signals;
+        context.channel = &channel;
+        return static_cast<ExitCode>(run_member(context));
+    }
+    return run_rank0(options, channel, signals, host, binding, size);
+}
+
+}  // namespace fhmoe::cluster

@@ -1,0 +1,159 @@
+// The run journal: every record type round-trips, a torn last record is tolerated and cut
+// off on reopen, corruption in the middle is refused, and a journal is never overwritten.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "fhmoe/evidence/journal.hpp"
+#include "fhmoe/family/candidate_id.hpp"
+#include "fhmoe/family/default_config.hpp"
+#include "tuner_harness.hpp"
+
+namespace fhmoe::evidence {
+namespace {
+
+family::ShapeKey small_shape(std::int64_t token) {
+    family::ShapeKey shape;
+    shape.token = token;
+    shape.model_dim = 512;
+    shape.inter_dim = 128;
+    shape.expert = 17;
+    shape.topk = 5;
+    shape.shared_expert_id = 16;
+    return shape;
+}
+
+RunHeader sample_header() {
+    RunHeader header;
+    header.fingerprint = {{"seed", "7"}, {"backend", "sim"}};
+    PlannedShape planned;
+    planned.shape = small_shape(3);
+    planned.candidates = {family::default_candidate(planned.shape)};
+    planned.incumbent_index = 0;
+    planned.incumbent_row_us = 12.5;
+    header.shapes.push_back(planned);
+    header.tool_version = "test";
+    header.started_unix_ns = 123;
+    return header;
+}
+
+CandidateResultRecord sample_result(std::int64_t chunk) {
+    CandidateResultRecord record;
+    record.chunk_id = chunk;
+    record.planned_index = 0;
+    record.result.shape_key = family::shape_key_string(small_shape(3));
+    record.result.candidate = family::to_candidate_id(family::default_candidate(small_shape(3)));
+    record.result.status = tuning::Status::ok;
+    record.result.timing.mean_us = 42.0;
+    record.result.chunk = chunk;
+    return record;
+}
+
+std::string journal_path() {
+    const std::string dir = cluster::testing::fresh_directory();
+    return dir + "/journal.bin";
+}
+
+TEST(Journal, EveryRecordTypeRoundTrips) {
+    const std::string path = journal_path();
+    ShapeDecision decision;
+    decision.shape_key = "t3";
+    decision.kind = DecisionKind::promote;
+    decision.winner = sample_result(0).result.candidate;
+    decision.margin_pct = 4.5;
+    decision.bar_pct = 3.0;
+    decision.publish = true;
+    decision.published_candidate = family::default_candidate(small_shape(3));
+    decision.published_us = 10.0;
+    RaceOutcomeRecord race;
+    race.shape_key = "t3";
+    race.race_id = 9;
+    race.rounds_completed = 2;
+    race.contenders.push_back(RaceContenderRecord{
+        0, decision.winner.value(), true, tuning::Status::ok, "", {{1.0, 2.0}, {3.0}}});
+    {
+        auto writer = JournalWriter::create(path, sample_header());
+        writer.append(ShapeLoadedRecord{"t3", 0xABCDEFULL, {}, 0.5});
+        writer.append(ShapeLoadFailedRecord{"t3", 4, 2, "host", "boom", 2});
+        writer.append(sample_result(4));
+        writer.append(race);
+        writer.append(decision);
+    }
+    const JournalContents contents = read_journal(path);
+    EXPECT_EQ(contents.header.fingerprint, sample_header().fingerprint);
+    ASSERT_EQ(contents.header.shapes.size(), 1U);
+    EXPECT_EQ(contents.header.shapes[0].incumbent_row_us, 12.5);
+    ASSERT_EQ(contents.records.size(), 5U);
+    EXPECT_EQ(std::get<ShapeLoadedRecord>(contents.records[0]).reference_digest, 0xABCDEFULL);
+    EXPECT_EQ(std::get<ShapeLoadFailedRecord>(contents.records[1]).detail, "boom");
+    EXPECT_EQ(std::get<CandidateResultRecord>(contents.records[2]).result.timing.mean_us, 42.0);
+    EXPECT_EQ(std::get<RaceOutcomeRecord>(contents.records[3]).contenders[0].samples_us,
+              race.contenders[0].samples_us);
+    const auto& read_decision = std::get<ShapeDecision>(contents.records[4]);
+    EXPECT_EQ(read_decision.kind, DecisionKind::promote);
+    EXPECT_EQ(read_decision.margin_pct, 4.5);
+    EXPECT_EQ(read_decision.published_candidate, decision.published_candidate);
+    EXPECT_EQ(contents.torn_tail_bytes, 0U);
+}
+
+TEST(Journal, TornLastRecordIsIgnoredAndCutOffOnReopen) {
+    const std::string path = journal_path();
+    {
+        auto writer = JournalWriter::create(path, sample_header());
+        writer.append(sample_result(0));
+        writer.append(sample_result(1));
+    }
+    const auto full = std::filesystem::file_size(path);
+    std::filesystem::resize_file(path, full - 7);  // the writer died inside the last record
+    JournalContents contents = read_journal(path);
+    EXPECT_EQ(contents.records.size(), 1U);
+    EXPECT_GT(contents.torn_tail_bytes, 0U);
+    {
+        auto writer = JournalWriter::reopen(path, contents);
+        writer.append(sample_result(2));
+    }
+    contents = read_journal(path);
+    ASSERT_EQ(contents.records.size(), 2U);
+    EXPECT_EQ(std::get<CandidateResultRecord>(contents.records[1]).chunk_id, 2);
+    EXPECT_EQ(contents.torn_tail_bytes, 0U);
+}
+
+TEST(Journal, CorruptionInTheMiddleIsAnError) {
+    const std::string path = journal_path();
+    {
+        auto writer = JournalWriter::create(path, sample_header());
+        writer.append(sample_result(0));
+        writer.append(sample_result(1));
+    }
+    std::fstream file(path, std::ios::in | std::ios::out | std::ios::binary);
+    const auto header_bytes = static_cast<std::streamoff>(
+        std::filesystem::file_size(path) - 2 * encode_journal_record(sample_result(0)).size());
+    file.seekp(header_bytes + 40);  // inside the first result's payload
+    file.put('\x7f');
+    file.close();
+    try {
+        read_journal(path);
+        FAIL() << "a corrupt record followed by more records was accepted";
+    } catch (const InputError& error) {
+        EXPECT_NE(std::string(error.what()).find("corrupt record"), std::string::npos)
+            << error.what();
+    }
+}
+
+TEST(Journal, ANewJournalNeverOverwritesAnExistingOne) {
+    const std::string path = journal_path();
+    { auto writer = JournalWriter::create(path, sample_header()); }
+    EXPECT_THROW(JournalWriter::create(path, sample_header()), InputError);
+}
+
+TEST(Journal, AFileWithoutRunHeaderIsRefused) {
+    const std::string path = journal_path();
+    std::ofstream(path) << "not a journal at all";
+    EXPECT_THROW(read_journal(path), InputError);
+}
+
+}  // namespace
+}  // namespace fhmoe::evidence

@@ -1,0 +1,342 @@
+// Rank 0's pure logic: chunking, dispatch order, merge bookkeeping, digest agreement,
+// finalist races and decisions, message codecs and the summary's lookup keys.
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "cluster_fixtures.hpp"
+#include "fhmoe/cluster/chunk_planner.hpp"
+#include "fhmoe/cluster/mpi_messages.hpp"
+#include "fhmoe/cluster/progress_reporter.hpp"
+#include "fhmoe/cluster/run_summary.hpp"
+#include "fhmoe/cluster/shape_decision.hpp"
+#include "fhmoe/cluster/shape_progress.hpp"
+#include "fhmoe/cluster/tuned_outputs.hpp"
+#include "fhmoe/cluster/work_queue.hpp"
+#include "fhmoe/wire/bytes.hpp"
+
+namespace fhmoe::cluster {
+namespace {
+
+using testing::planned_shape;
+using testing::result_of;
+using tuning::Status;
+
+std::vector<std::int64_t> all_but_incumbent(const evidence::PlannedShape& planned) {
+    std::vector<std::int64_t> indexes;
+    for (std::size_t i = 0; i < planned.candidates.size(); ++i) {
+        if (static_cast<std::int64_t>(i) != planned.incumbent_index) {
+            indexes.push_back(static_cast<std::int64_t>(i));
+        }
+    }
+    return indexes;
+}
+
+TEST(ChunkPlanner, EveryChunkStartsWithTheIncumbentAndEachCandidateIsInOneChunk) {
+    const auto planned = planned_shape(16, 11);
+    std::int64_t next_id = 7;
+    const auto chunks = plan_chunks(planned, all_but_incumbent(planned), true, 4, {}, next_id);
+    ASSERT_EQ(chunks.size(), 3U);  // 10 candidates in chunks of at most 4: 4 + 3 + 3
+    EXPECT_EQ(next_id, 10);
+    std::multiset<std::int64_t> seen;
+    for (std::size_t c = 0; c < chunks.size(); ++c) {
+        EXPECT_EQ(chunks[c].chunk_id, 7 + static_cast<std::int64_t>(c));
+        ASSERT_FALSE(chunks[c].candidates.empty());
+        EXPECT_EQ(chunks[c].candidates.front().planned_index, planned.incumbent_index);
+        EXPECT_GE(chunks[c].candidates.size(), 4U);
+        EXPECT_LE(chunks[c].candidates.size(), 5U);
+        for (std::size_t i = 1; i < chunks[c].candidates.size(); ++i) {
+            seen.insert(chunks[c].candidates[i].planned_index);
+        }
+    }
+    const auto expected = all_but_incumbent(planned);
+    EXPECT_EQ(seen, std::multiset<std::int64_t>(expected.begin(), expected.end()));
+}
+
+TEST(ChunkPlanner, AMissingIncumbentAloneGetsItsOwnChunk) {
+    const auto planned = planned_shape(16, 5);
+    std::int64_t next_id = 0;
+    EXPECT_TRUE(plan_chunks(planned, {}, false, 4, {}, next_id).empty());
+    const auto chunks = plan_chunks(planned, {}, true, 4, {}, next_id);
+    ASSERT_EQ(chunks.size(), 1U);
+    EXPECT_EQ(chunks[0].candidates.size(), 1U);
+}
+
+TEST(ChunkPlanner, DefaultChunkKeepsEveryRankBusyWithinBounds) {
+    EXPECT_EQ(default_chunk_size(24, 4), min_default_chunk);
+    EXPECT_EQ(default_chunk_size(1200, 4), 100U > max_default_chunk ? max_default_chunk : 100U);
+    EXPECT_EQ(default_chunk_size(600, 8), 25U);
+}
+
+WorkItem chunk_item(std::int64_t id, const std::string& shape) {
+    supervisor::Chunk chunk;
+    chunk.chunk_id = id;
+    return WorkItem{chunk, shape};
+}
+
+WorkItem race_item(std::int64_t id, const std::string& shape) {
+    supervisor::Race race;
+    race.race_id = id;
+    return WorkItem{race, shape};
+}
+
+TEST(WorkQueue, PrefersTheLoadedShapeThenRacesThenTheShapeWithMostWork) {
+    WorkQueue queue;
+    queue.add(chunk_item(1, "a"));
+    queue.add(chunk_item(2, "b"));
+    queue.add(chunk_item(3, "b"));
+    queue.add(race_item(4, "c"));
+    queue.add(chunk_item(5, "a"));
+    queue.add(race_item(6, "a"));
+    EXPECT_EQ(queue.take_for("a")->id(), 6);  // its shape's race first
+    EXPECT_EQ(queue.take_for("a")->id(), 1);  // then its shape's chunks
+    EXPECT_EQ(queue.take_for("z")->id(), 4);  // a rank with no matching work: the oldest race
+    EXPECT_EQ(queue.take_for("")->id(), 2);   // then the shape with the most chunks left
+    EXPECT_EQ(queue.drop_shape("b"), 1U);
+    EXPECT_EQ(queue.take_for("")->id(), 5);
+    EXPECT_FALSE(queue.take_for("").has_value());
+}
+
+TEST(ShapeProgress, MergesResultsAndKnowsWhatIsMissing) {
+    const auto planned = planned_shape(16, 4);
+    ShapeProgress shape(planned);
+    EXPECT_EQ(shape.missing_indexes().size(), 3U);
+    EXPECT_FALSE(shape.incumbent_terminal());
+    shape.add_result(result_of(planned, planned.incumbent_index, 0, Status::ok, 10.0));
+    shape.add_result(result_of(planned, 0, 0, Status::ok, 9.0));
+    shape.add_result(result_of(planned, 1, 0, Status::crash));
+    shape.add_result(result_of(planned, 2, 0, Status::not_run));
+    EXPECT_EQ(shape.missing_indexes(), std::vector<std::int64_t>{2});
+    EXPECT_TRUE(shape.incumbent_terminal());
+    EXPECT_FALSE(shape.is_complete());
+    shape.add_result(result_of(planned, planned.incumbent_index, 1, Status::timeout));
+    shape.add_result(result_of(planned, 2, 1, Status::ok, 11.0));
+    EXPECT_TRUE(shape.is_complete());
+    const auto by_chunk = shape.incumbent_by_chunk();
+    ASSERT_EQ(by_chunk.size(), 2U);
+    EXPECT_EQ(by_chunk.at(0).status, Status::ok);
+    EXPECT_EQ(by_chunk.at(1).status, Status::timeout);
+}
+
+TEST(DigestAgreement, TheFirstDifferingDigestNamesBothRanks) {
+    DigestAgreement digests;
+    tuning::MeasuredOn a;
+    a.rank = 0;
+    a.host = "node-a";
+    tuning::MeasuredOn b;
+    b.rank = 3;
+    b.host = "node-b";
+    EXPECT_FALSE(digests.report(0x1234, a));
+    EXPECT_FALSE(digests.report(0x1234, b));
+    const auto disagreement = digests.report(0x9999, b);
+    ASSERT_TRUE(disagreement);
+    EXPECT_NE(disagreement->find("rank 3 on node-b"), std::string::npos) << *disagreement;
+    EXPECT_NE(disagreement->find("rank 0 on node-a"), std::string::npos) << *disagreement;
+    EXPECT_TRUE(digests.disagrees());
+}
+
+// A complete shape whose results are given as (index -> status, mean) in one chunk.
+ShapeProgress complete_shape(const evidence::PlannedShape& planned,
+                             const std::map<std::int64_t, std::pair<Status, double>>& results) {
+    ShapeProgress shape(planned);
+    for (const auto& [index, outcome] : results) {
+        shape.add_result(result_of(planned, index, 0, outcome.first, outcome.second));
+    }
+    EXPECT_TRUE(shape.is_complete());
+    return shape;
+}
+
+evidence::RaceOutcomeRecord race_of(const RaceLineup& lineup,
+                                    const std::map<std::int64_t, double>& mean_by_index,
+                                    const tuning::CandidateId& incumbent) {
+    evidence::RaceOutcomeRecord race;
+    race.rounds_completed = 3;
+    for (const auto& contender : lineup.contenders) {
+        evidence::RaceContenderRecord record;
+        record.planned_index = contender.planned_index;
+        record.id = contender.id;
+        record.is_incumbent = contender.id == incumbent;
+        record.status = Status::ok;
+        const double mean = mean_by_index.at(contender.planned_index);
+        record.samples_us = {{mean, mean * 1.001}, {mean * 0.999, mean}, {mean, mean * 1.0005}};
+        race.contenders.push_back(record);
+    }
+    return race;
+}
+
+TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides) {
+    const auto planned = planned_shape(16, 5);  // indexes 0..3, incumbent 4
+    const ShapeProgress shape = complete_shape(planned, {{0, {Status::ok, 8.0}},
+                                                         {1, {Status::ok, 12.0}},
+                                                         {2, {Status::mismatch, 1.0}},
+                                                         {3, {Status::ok, 9.0}},
+                                                         {4, {Status::ok, 10.0}}});
+    tuning::FinalistPolicy finalists;
+    finalists.finalists = 2;
+    const auto plan = plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), finalists);
+    ASSERT_TRUE(std::holds_alternative<RaceLineup>(plan));
+    const auto& lineup = std::get<RaceLineup>(plan);
+    ASSERT_EQ(lineup.contenders.size(), 3U);
+    EXPECT_EQ(lineup.contenders[0].planned_index, 0);  // fastest relative to the incumbent
+    EXPECT_EQ(lineup.contenders[1].planned_index, 3);  // the fast-wrong index 2 never races
+    EXPECT_EQ(lineup.contenders[2].planned_index, 4);
+    EXPECT_TRUE(lineup.incumbent_races);
+
+    const tuning::PromotionPolicy promotion;
+    // In the race, candidate 0 is 20% faster than the incumbent: promote, with its row.
+    auto decision = decide_from_race(
+        planned, *shape.complete(),
+        race_of(lineup, {{0, 8.0}, {3, 9.5}, {4, 10.0}}, shape.incumbent_id()), promotion);
+    EXPECT_EQ(decision.kind, evidence::DecisionKind::promote);
+    EXPECT_EQ(decision.winner, lineup.contenders[0].id);
+    ASSERT_TRUE(decision.margin_pct);
+    EXPECT_NEAR(*decision.margin_pct, 20.0, 0.1);
+    EXPECT_TRUE(decision.publish);
+    EXPECT_EQ(decision.published_candidate, planned.candidates[0]);
+
+    // A 1% win is under the 3% bar: retain; a first-time shape still gets its first row.
+    decision = decide_from_race(
+        planned, *shape.complete(),
+        race_of(lineup, {{0, 9.9}, {3, 9.95}, {4, 10.0}}, shape.incumbent_id()), promotion);
+    EXPECT_EQ(decision.kind, evidence::DecisionKind::retain);
+    EXPECT_EQ(decision.winner, shape.incumbent_id());
+    EXPECT_TRUE(decision.publish);
+    EXPECT_EQ(decision.published_candidate, planned.candidates[4]);
+}
+
+TEST(ShapeDecision, ARetainedIncumbentFromATunedRowKeepsItsRow) {
+    const auto planned = planned_shape(16, 3, /*from_tuned_row=*/true);
+    const ShapeProgress shape = complete_shape(
+        planned, {{0, {Status::ok, 9.9}}, {1, {Status::ok, 10.5}}, {2, {Status::ok, 10.0}}});
+    tuning::FinalistPolicy finalists;
+    const auto lineup = std::get<RaceLineup>(
+        plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), finalists));
+    const auto decision = decide_from_race(
+        planned, *shape.complete(),
+        race_of(lineup, {{0, 9.9}, {1, 10.5}, {2, 10.0}}, shape.incumbent_id()), {});
+    EXPECT_EQ(decision.kind, evidence::DecisionKind::retain);
+    EXPECT_FALSE(decision.publish);
+}
+
+TEST(ShapeDecision, AFailedIncumbentDoesNotRaceAndAnyOkChallengerIsPromotedWithTheReason) {
+    const auto planned = planned_shape(16, 3);
+    const ShapeProgress shape = complete_shape(
+        planned,
+        {{0, {Status::ok, 12.0}}, {1, {Status::crash, 0.0}}, {2, {Status::unsupported, 0.0}}});
+    const auto lineup =
+        std::get<RaceLineup>(plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), {}));
+    EXPECT_FALSE(lineup.incumbent_races);
+    ASSERT_EQ(lineup.contenders.size(), 1U);
+    const auto decision = decide_from_race(planned, *shape.complete(),
+                                           race_of(lineup, {{0, 12.0}}, shape.incumbent_id()), {});
+    EXPECT_EQ(decision.kind, evidence::DecisionKind::promote);
+    EXPECT_NE(decision.reason.find("unsupported"), std::string::npos) << decision.reason;
+}
+
+TEST(ShapeDecision, NothingOkIsAllFailedAndOnlyTheIncumbentOkIsRetainWithoutARace) {
+    const auto planned = planned_shape(16, 3);
+    const ShapeProgress failed = complete_shape(
+        planned,
+        {{0, {Status::crash, 0.0}}, {1, {Status::mismatch, 1.0}}, {2, {Status::timeout, 0.0}}});
+    const auto none = plan_race(planned, *failed.complete(), failed.incumbent_by_chunk(), {});
+    ASSERT_TRUE(std::holds_alternative<evidence::ShapeDecision>(none));
+    EXPECT_EQ(std::get<evidence::ShapeDecision>(none).kind, evidence::DecisionKind::all_failed);
+    EXPECT_FALSE(std::get<evidence::ShapeDecision>(none).publish);
+
+    const ShapeProgress only_incumbent = complete_shape(
+        planned, {{0, {Status::crash, 0.0}}, {1, {Status::mismatch, 1.0}}, {2, {Status::ok, 7.0}}});
+    const auto retained =
+        plan_race(planned, *only_incumbent.complete(), only_incumbent.incumbent_by_chunk(), {});
+    ASSERT_TRUE(std::holds_alternative<evidence::ShapeDecision>(retained));
+    EXPECT_EQ(std::get<evidence::ShapeDecision>(retained).kind, evidence::DecisionKind::retain);
+    EXPECT_EQ(std::get<evidence::ShapeDecision>(retained).published_us, 7.0);
+}
+
+TEST(TunedOutputs, RowsAreWrittenAtTheServingLookupToken) {
+    const auto planned = planned_shape(100, 2);
+    evidence::ShapeDecision decision;
+    decision.publish = true;
+    decision.published_candidate = planned.candidates[0];
+    decision.published_us = 5.0;
+    const auto row = tuned_row_for(family::DeviceKey{"cpu", 2}, planned, decision);
+    EXPECT_EQ(row.shape.token, 128);
+    EXPECT_EQ(row.us, 5.0);
+    EXPECT_EQ(row.block_m, planned.candidates[0].block_m);
+    EXPECT_EQ(tuning::CandidateId(row.block_m, row.kernel_name1, row.kernel_name2),
+              family::to_candidate_id(planned.candidates[0]));
+}
+
+TEST(RunSummary, AShapeTunedAtItsPaddedTokenIsReportedTuned) {
+    const auto planned = planned_shape(3, 2);
+    evidence::ShapeDecision decision;
+    decision.kind = evidence::DecisionKind::retain;
+    decision.publish = true;
+    decision.published_candidate = planned.candidates[1];
+    config::TunedTable table;
+    table.records.push_back(
+        config::TunedRecord{tuned_row_for(family::DeviceKey{"cpu", 2}, planned, decision), 2, ""});
+    const auto lines = summarize_run({ShapeOutcome{&planned, {}, decision}}, {}, {}, table,
+                                     family::DeviceKey{"cpu", 2});
+    ASSERT_EQ(lines.size(), 1U);
+    EXPECT_EQ(lines[0].lookup_token, 4);
+    EXPECT_TRUE(lines[0].tuned);
+    EXPECT_NE(format_summary(lines).find("t3_h512_i128_e17_k5_gui"), std::string::npos);
+    // Another device's row is not this device's tuning.
+    EXPECT_FALSE(summarize_run({ShapeOutcome{&planned, {}, decision}}, {}, {}, table,
+                               family::DeviceKey{"cpu", 64})[0]
+                     .tuned);
+}
+
+TEST(MpiMessages, ChunksRacesAndEventsRoundTrip) {
+    const auto planned = planned_shape(16, 3);
+    std::int64_t next_id = 40;
+    ChunkSettings settings;
+    settings.seed = 99;
+    settings.measurement.iters = 17;
+    const auto chunk = plan_chunks(planned, {0, 1}, true, 4, settings, next_id).at(0);
+    const auto decoded = decode_chunk(encode_chunk(chunk));
+    EXPECT_EQ(decoded.chunk_id, 40);
+    EXPECT_EQ(decoded.seed, 99U);
+    EXPECT_EQ(decoded.measurement, chunk.measurement);
+    ASSERT_EQ(decoded.candidates.size(), 3U);
+    EXPECT_EQ(decoded.candidates[2].config, chunk.candidates[2].config);
+    EXPECT_EQ(decoded.candidates[2].id, chunk.candidates[2].id);
+
+    supervisor::RaceDone done;
+    done.race_id = 5;
+    done.rounds_completed = 2;
+    done.contenders.push_back(
+        supervisor::ContenderOutcome{3, chunk.candidates[1].id, Status::ok, "", {{1.5}, {1.6}}});
+    const supervisor::Event event = done;
+    const auto back =
+        std::get<supervisor::RaceDone>(decode_event(tag_of(event), encode_event(event)));
+    EXPECT_EQ(back.contenders.at(0).samples_us, done.contenders[0].samples_us);
+    EXPECT_EQ(tag_of(event), MessageTag::race_done);
+
+    supervisor::CandidateMeasured measured;
+    measured.chunk_id = 40;
+    measured.planned_index = 1;
+    measured.result = result_of(planned, 1, 40, Status::oom_runtime).result;
+    const auto measured_back = std::get<supervisor::CandidateMeasured>(
+        decode_event(MessageTag::result, encode_event(supervisor::Event{measured})));
+    EXPECT_EQ(measured_back.result.status, Status::oom_runtime);
+    EXPECT_THROW(decode_chunk(encode_stop(StopMessage{3})), wire::WireError);
+}
+
+TEST(Progress, LinesCarryCountsRateAndEta) {
+    ProgressSnapshot snapshot;
+    snapshot.measured = 50;
+    snapshot.to_measure = 200;
+    snapshot.shapes_decided = 1;
+    snapshot.shapes_total = 4;
+    snapshot.ranks_busy = 3;
+    snapshot.ranks = 4;
+    snapshot.elapsed_s = 10.0;
+    const std::string line = format_progress(snapshot, false);
+    EXPECT_EQ(line, "50/200 candidates 25%, 1/4 shapes decided, 3/4 ranks busy, 5.0/s, ETA 30s");
+    EXPECT_EQ(format_progress(snapshot, true).rfind("[######..................] ", 0), 0U);
+}
+
+}  // namespace
+}  // namespace fhmoe::cluster

@@ -1,0 +1,114 @@
+// fhmoe_tune_mpi's command line, parsed from argv vectors.
+
+#include <gtest/gtest.h>
+
+#include "fhmoe/cluster/tune_options.hpp"
+
+namespace fhmoe::cluster {
+namespace {
+
+TuneOptions parse(std::vector<std::string> args) {
+    args.insert(args.begin(), "fhmoe_tune_mpi");
+    auto parsed = parse_tune_command_line(args);
+    if (!parsed.options) throw std::runtime_error("help");
+    return *parsed.options;
+}
+
+TEST(TuneOptions, DefaultsComeFromTheTuningPolicy) {
+    const TuneOptions o = parse({"-i", "in.csv", "-o", "out.csv"});
+    const tuning::TuningPolicy policy = tuning::default_policy();
+    EXPECT_EQ(o.policy.measurement.warmup, policy.measurement.warmup);
+    EXPECT_EQ(o.policy.measurement.iters, policy.measurement.iters);
+    EXPECT_EQ(o.policy.measurement.err_ratio, policy.measurement.err_ratio);
+    EXPECT_EQ(o.policy.measurement.timeout_s, policy.measurement.timeout_s);
+    EXPECT_EQ(o.policy.run.batch, policy.run.batch);
+    EXPECT_EQ(o.policy.promotion.min_improvement_pct, policy.promotion.min_improvement_pct);
+    EXPECT_EQ(o.policy.finalist.finalists, policy.finalist.finalists);
+    EXPECT_EQ(o.policy.finalist.rounds, policy.finalist.rounds);
+    EXPECT_EQ(o.journal_path, "out.csv.journal");
+    EXPECT_EQ(o.backend, "cpu");
+    EXPECT_FALSE(o.candidate_sample.has_value());
+    EXPECT_FALSE(o.run_config.has_value());
+}
+
+TEST(TuneOptions, AiterFlagNamesSetThePolicy) {
+    const TuneOptions o = parse({"-i",          "in.csv",    "-o",
+                                 "out.csv",     "--warmup",  "2",
+                                 "--iters",     "7",         "--errRatio",
+                                 "0.1",         "--timeout", "9",
+                                 "--batch",     "3",         "--min_improvement_pct",
+                                 "5",           "--all",     "--candidate-sample",
+                                 "16",          "--seed",    "42",
+                                 "--finalists", "3",         "--rounds",
+                                 "4",           "--chunk",   "8",
+                                 "--backend",   "sim",       "--resume",
+                                 "--journal",   "j.bin"});
+    EXPECT_EQ(o.policy.measurement.warmup, 2);
+    EXPECT_EQ(o.policy.measurement.iters, 7);
+    EXPECT_EQ(o.policy.measurement.err_ratio, 0.1);
+    EXPECT_EQ(o.policy.measurement.timeout_s, 9.0);
+    EXPECT_EQ(o.policy.run.batch, 3);
+    EXPECT_EQ(o.policy.promotion.min_improvement_pct, 5.0);
+    EXPECT_TRUE(o.retune_all);
+    EXPECT_EQ(o.candidate_sample, 16U);
+    EXPECT_EQ(o.seed, 42U);
+    EXPECT_EQ(o.policy.finalist.finalists, 3);
+    EXPECT_EQ(o.policy.finalist.rounds, 4);
+    EXPECT_EQ(o.chunk_size, 8U);
+    EXPECT_EQ(o.backend, "sim");
+    EXPECT_TRUE(o.resume);
+    EXPECT_EQ(o.journal_path, "j.bin");
+}
+
+TEST(TuneOptions, RunConfigIsBareOrTakesACsv) {
+    EXPECT_EQ(parse({"-i", "in.csv", "-o", "out.csv", "--run_config"}).run_config, "");
+    const TuneOptions with_csv = parse({"--run_config", "rows.csv"});
+    EXPECT_EQ(with_csv.run_config, "rows.csv");
+}
+
+TEST(TuneOptions, InconsistentOrBadFlagsAreUsageErrors) {
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--update_improved"}), UsageError);
+    EXPECT_NO_THROW(parse({"-i", "a", "-o", "b", "--update_improved", "--compare"}));
+    EXPECT_THROW(parse({"-o", "b"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--backend", "tpu"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rounds", "1"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--iters", "0"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--inject-fault", "explode@3"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--chunk", "0"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--no-such-flag"}), UsageError);
+}
+
+TEST(TuneOptions, HelpDocumentsEveryFlag) {
+    const auto parsed = parse_tune_command_line({"fhmoe_tune_mpi", "--help"});
+    EXPECT_FALSE(parsed.options.has_value());
+    for (const char* flag : {"untune_file",
+                             "tune_file",
+                             "--all",
+                             "--compare",
+                             "--update_improved",
+                             "--run_config",
+                             "--warmup",
+                             "--iters",
+                             "--errRatio",
+                             "--timeout",
+                             "--batch",
+                             "--min_improvement_pct",
+                             "--candidate-sample",
+                             "--backend",
+                             "--journal",
+                             "--resume",
+                             "--evidence",
+                             "--finalists",
+                             "--rounds",
+                             "--seed",
+                             "--chunk",
+                             "--inject-fault",
+                             "--verbose",
+                             "--worker"}) {
+        EXPECT_NE(parsed.help_text.find(flag), std::string::npos) << flag;
+    }
+}
+
+}  // namespace
+}  // namespace fhmoe::cluster
