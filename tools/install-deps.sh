@@ -15,6 +15,8 @@ packages=(
   libcxxopts-dev libspdlog-dev libgtest-dev libgmock-dev
   # formatting check
   clang-format
+  # AMD compile check of the gpu backend (Debian's HIP 5.2; no AMD GPU is needed to compile)
+  hipcc
   # the single-node Slurm cluster of the slurm tests
   munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins
   # process tools the tests use (pgrep/kill)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
-# The README's test command: install what is missing, build, run every test that needs no GPU.
+# The README's test command: install what is missing, build, compile-check the AMD (HIP) path of
+# the gpu backend, run every test that needs no GPU.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 tools/install-deps.sh
 tools/build.sh
+tools/gpu/hip-compile-check.sh
 ctest --preset ci "$@"

@@ -4,6 +4,9 @@
 
 #include "cpu_backend.hpp"
 #include "sim_backend.hpp"
+#if defined(FHMOE_GPU_BACKEND_CUDA) || defined(FHMOE_GPU_BACKEND_HIP)
+#include "gpu_backend.hpp"
+#endif
 
 namespace fhmoe::worker {
 
@@ -11,8 +14,12 @@ std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOption
     if (name == "cpu") return make_cpu_backend(options);
     if (name == "sim") return make_sim_backend(options);
     if (name == "gpu") {
+#if defined(FHMOE_GPU_BACKEND_CUDA) || defined(FHMOE_GPU_BACKEND_HIP)
+        return make_gpu_backend(options);
+#else
         throw BackendNotAvailable(
             "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
+#endif
     }
     throw InputError("", 0, 0, "--backend",
                      "unknown backend '" + std::string(name) + "' (valid: cpu, sim, gpu)");

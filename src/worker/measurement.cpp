@@ -19,12 +19,21 @@ bool is(const std::optional<FaultEntry>& fault, FaultKind kind) {
     return fault && fault->kind == kind;
 }
 
-void fire_fatal_fault(const FaultEntry& fault, const AnnounceFault& announce) {
+void fire_fatal_fault(PreparedCandidate& prepared, const FaultEntry& fault,
+                      const AnnounceFault& announce) {
     switch (fault.kind) {
-        case FaultKind::crash: announce(fault); crash_with_invalid_write();
+        case FaultKind::crash:
+            announce(fault);
+            if (!prepared.inject_device_fault(fault.kind)) crash_with_invalid_write();
+            break;
         case FaultKind::exit: announce(fault); exit_abruptly();
-        case FaultKind::hang: announce(fault); hang_forever();
-        case FaultKind::oom: fail_allocation(); break;
+        case FaultKind::hang:
+            announce(fault);
+            if (!prepared.inject_device_fault(fault.kind)) hang_forever();
+            break;
+        case FaultKind::oom:
+            if (!prepared.inject_device_fault(fault.kind)) fail_allocation();
+            break;
         default: break;
     }
 }
@@ -71,7 +80,7 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
     for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(nullptr);
 
     // Mid-candidate: after the checked run and warmup, where a real fault would strike.
-    if (fault) fire_fatal_fault(*fault, announce);
+    if (fault) fire_fatal_fault(*prepared, *fault, announce);
 
     outcome.samples_us.reserve(settings.iters);
     tuning::StageSplit sum;

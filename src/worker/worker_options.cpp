@@ -11,19 +11,21 @@ cxxopts::Options make_options() {
     cxxopts::Options options("fhmoe_worker",
                              "Measurement worker: started by a supervisor, speaks the worker "
                              "protocol on a socket; not meant to be run by hand.");
-    options.add_options()("backend", "cpu | sim (gpu when built)",
+    options.add_options()("backend",
+                          "cpu | sim | gpu (gpu: builds with FHMOE_GPU_BACKEND=CUDA|HIP)",
                           cxxopts::value<std::string>()->default_value("cpu"))(
         "socket-fd", "descriptor of the supervisor's socket",
         cxxopts::value<int>()->default_value("3"))(
         "supervisor-pid", "exit at once unless this is the parent (the supervisor died early)",
         cxxopts::value<int>()->default_value("0"))(
         "inject-fault", "faults to inject, e.g. crash@3,hang@t3_h512_i128_e17_k5_gui:7",
-        cxxopts::value<std::string>()->default_value(""))(
-        "memory-limit-bytes", "cap the free memory the preflight sees",
-        cxxopts::value<std::uint64_t>())("device", "device index (sim: simulated device id)",
-                                         cxxopts::value<int>()->default_value("0"))(
-        "cpu-threads", "cpu: threads per op (0: all cores)",
-        cxxopts::value<int>()->default_value("0"))(
+        cxxopts::value<std::string>()->default_value(""))("memory-limit-bytes",
+                                                          "cap the free memory the preflight sees",
+                                                          cxxopts::value<std::uint64_t>())(
+        "device", "device index (gpu: the runtime's ordinal; sim: simulated device id)",
+        cxxopts::value<int>()->default_value("0"))("cpu-threads",
+                                                   "cpu: threads per op (0: all cores)",
+                                                   cxxopts::value<int>()->default_value("0"))(
         "sim-speed", "sim: speed factor of the simulated device",
         cxxopts::value<double>()->default_value("1.0"))("help", "print usage");
     return options;

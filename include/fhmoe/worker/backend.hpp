@@ -20,6 +20,7 @@
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
+#include "fhmoe/worker/fault_spec.hpp"
 
 namespace fhmoe::worker {
 
@@ -53,6 +54,14 @@ public:
     // One iteration of the whole op as serving runs it, on the next input of the rotation;
     // returns its duration in microseconds and, when asked, this run's per-stage split.
     virtual double timed_run_us(tuning::StageSplit* stages) = 0;
+    // An injected crash, hang or oom as this backend's device suffers it (the gpu backend: a
+    // kernel storing through an illegal address, a kernel that never ends, a device
+    // allocation that fails). Returns false when the backend has no device form of `kind`:
+    // the measurement then uses the host's (fault_actions.hpp).
+    virtual bool inject_device_fault(FaultKind kind) {
+        static_cast<void>(kind);
+        return false;
+    }
 };
 
 class Backend {
@@ -79,8 +88,8 @@ struct BackendOptions {
     int cpu_threads = 0;     // cpu: threads per op (0: the op's default, all cores)
 };
 
-// "cpu" or "sim"; "gpu" throws BackendNotAvailable until it is built; anything else is an
-// InputError naming the valid names.
+// "cpu", "sim", or "gpu" in a build with FHMOE_GPU_BACKEND=CUDA|HIP (otherwise "gpu" throws
+// BackendNotAvailable); anything else is an InputError naming the valid names.
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
 
 }  // namespace fhmoe::worker

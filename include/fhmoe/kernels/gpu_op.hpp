@@ -1,0 +1,103 @@
+#pragma once
+
+// The gpu backend of the op: the same FHMoE op as kernels/cpu (sort -> MXFP8 quant ->
+// stage1 -> [quant] -> stage2 [-> reduce]) as device kernels, written once in HIP syntax
+// and compiled by nvcc (NVIDIA) or hipcc (AMD). Every field of family::Candidate changes
+// what runs on the device (kernels/gpu/tile_geometry.hpp says how). Only in builds with
+// FHMOE_GPU_BACKEND=CUDA or HIP.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+
+#include "fhmoe/error.hpp"
+#include "fhmoe/family/candidate.hpp"
+#include "fhmoe/kernels/cpu_op.hpp"  // UnsupportedCandidate, shared by every backend
+#include "fhmoe/kernels/problem.hpp"
+#include "fhmoe/tuning/result.hpp"
+
+namespace fhmoe::kernels {
+
+// A device runtime call failed. After a kernel fault (an illegal address is error 700) the
+// context stays unusable for the life of the process: the caller must not time anything in
+// it again.
+class GpuRuntimeError : public Error {
+public:
+    GpuRuntimeError(int code, const std::string& message) : Error(message), code_(code) {}
+    int code() const noexcept { return code_; }
+
+private:
+    int code_;
+};
+
+// A device allocation failed. A std::bad_alloc, so the worker reports oom_runtime; the
+// context stays usable.
+class GpuOutOfMemory : public std::bad_alloc {
+public:
+    explicit GpuOutOfMemory(std::string message) : message_(std::move(message)) {}
+    const char* what() const noexcept override { return message_.c_str(); }
+
+private:
+    std::string message_;
+};
+
+// A Problem's inputs in device memory. `copies` identical copies of every input, so that
+// timed runs can rotate over them and a small shape is not served from the L2 cache by the
+// previous iteration (METHOD.md: rotate input sets).
+class GpuProblem {
+public:
+    GpuProblem(const Problem& problem, std::size_t copies);
+    ~GpuProblem();
+    GpuProblem(const GpuProblem&) = delete;
+    GpuProblem& operator=(const GpuProblem&) = delete;
+
+    const family::ShapeKey& shape() const;
+    std::size_t copies() const;
+    std::size_t device_bytes() const;
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
+class GpuFhmoeOp {
+public:
+    // Validates the candidate against the shape and the device (throws UnsupportedCandidate)
+    // and allocates every workspace buffer up front (throws GpuOutOfMemory), so a run
+    // allocates nothing.
+    GpuFhmoeOp(const family::ShapeKey& shape, const family::Candidate& candidate);
+    ~GpuFhmoeOp();
+    GpuFhmoeOp(const GpuFhmoeOp&) = delete;
+    GpuFhmoeOp& operator=(const GpuFhmoeOp&) = delete;
+
+    // Runs the whole op on copy `copy` of `problem` and waits for it. With `stages`, the
+    // per-stage split of this run, from device events between the stages. Returns the
+    // device time of the whole op in microseconds (one event pair around it).
+    double run(const GpuProblem& problem, std::size_t copy, tuning::StageSplit* stages = nullptr);
+
+    // Fills the device output with NaNs (bf16 0xFFFF), so that a check after the next run
+    // proves every element was written.
+    void poison_output();
+
+    // Copies the bf16 output [M, H] of the last run to the host.
+    void download_output(std::span<std::uint16_t> out_bf16) const;
+
+    // Device bytes this op allocated beyond the problem.
+    std::size_t workspace_bytes() const;
+
+private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+};
+
+// Throws UnsupportedCandidate naming the first field the gpu backend cannot honour on this
+// shape (a tile that does not divide, a block over the device's thread or shared-memory
+// limit). Needs the device bound (gpu_device.hpp) for its limits.
+void check_gpu_candidate(const family::ShapeKey& shape, const family::Candidate& candidate);
+
+}  // namespace fhmoe::kernels

@@ -1,0 +1,39 @@
+// The standalone MXFP8 quantization pass (aiter's fused_dynamic_mxfp8_quant): one thread per
+// 1x32 block, through the same block quantizer the reference and the cpu backend use.
+
+// First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares;
+// nvcc declares them implicitly, hipcc only through it.
+#include "gpu/portability.hpp"
+
+#include "common/bf16.hpp"
+#include "common/mx_block.hpp"
+#include "gpu/routing_kernels.hpp"
+
+namespace fhmoe::kernels::gpu {
+namespace {
+
+constexpr int kQuantThreads = 256;
+
+__global__ void quantize_rows_mxfp8(const std::uint16_t* input, std::int64_t blocks,
+                                    std::uint8_t* codes, std::uint8_t* scales) {
+    const std::int64_t block = static_cast<std::int64_t>(blockIdx.x) * kQuantThreads + threadIdx.x;
+    if (block >= blocks) return;
+    // Rows are whole blocks, so block b of the matrix is elements [32b, 32b + 32).
+    const std::int64_t first = block * kMxBlockSize;
+    float values[kMxBlockSize];
+#pragma unroll
+    for (int i = 0; i < kMxBlockSize; ++i) values[i] = decode_bf16(input[first + i]);
+    scales[block] = quantize_mx_block_fp8(values, codes + first);
+}
+
+}  // namespace
+
+void launch_mxfp8_quant(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
+                        std::uint8_t* codes, std::uint8_t* scales, hipStream_t stream) {
+    const std::int64_t blocks = rows * columns / kMxBlockSize;
+    const auto grid = static_cast<unsigned>((blocks + kQuantThreads - 1) / kQuantThreads);
+    quantize_rows_mxfp8<<<grid, kQuantThreads, 0, stream>>>(input, blocks, codes, scales);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
+}  // namespace fhmoe::kernels::gpu

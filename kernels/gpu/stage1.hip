@@ -1,0 +1,112 @@
+// Stage1 on the device: per tile of tile_m sorted rows x tile_n columns of h, the gate/up
+// GEMM over the expert's dequantized weights (MXFP4 routed, FP8 for the shared expert), then
+// h = SiLU(gate) * up, stored as bf16 or, with the fused epilogue, quantized to MXFP8 by the
+// workgroup itself (1x32 blocks of one row, staged in shared memory).
+
+// First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares;
+// nvcc declares them implicitly, hipcc only through it.
+#include "gpu/portability.hpp"
+
+#include "common/bf16.hpp"
+#include "common/portable_silu.hpp"
+#include "gpu/stage_args.hpp"
+#include "gpu/tile_gemm.hpp"
+
+namespace fhmoe::kernels::gpu {
+namespace {
+
+__global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args args) {
+    extern __shared__ float shared_floats[];
+    const TileGeometry& g = args.geometry;
+    const ShapeView& s = args.shape;
+    const std::int64_t n_tiles = s.inter / g.tile_n;
+    const std::int64_t tile = blockIdx.x;
+    const std::int64_t row0 = tile / n_tiles * g.tile_m;
+    if (row0 >= *args.sorted.valid_rows) return;
+    const std::int64_t column0 = tile % n_tiles * g.tile_n;
+    const std::int64_t expert = args.sorted.block_experts[row0 / args.sorted.block_m];
+
+    WeightView w;
+    w.k = s.hidden;
+    if (expert == s.shared_expert) {
+        w.codes = args.shared_w1;
+        w.scales = args.shared_w1_scale;
+        w.fp4 = false;
+    } else {
+        w.codes = args.w1_fp4 + expert * 2 * s.inter * s.hidden / 2;
+        w.scales = args.w1_scale + expert * 2 * s.inter * (s.hidden / kMxBlockSize);
+    }
+    const ActivationView a{args.a1_codes, args.a1_scales, s.hidden};
+    float* staged = shared_floats;
+    float* epilogue = shared_floats + g.staging_floats();
+    const ThreadPlace place(g);
+    const int threads = static_cast<int>(blockDim.x);
+
+    for (int column_pass = 0; column_pass < g.column_passes; ++column_pass) {
+        const std::int64_t pass_column0 = column0 + column_pass * g.columns_per_pass;
+        const std::int64_t column = pass_column0 + place.column;
+        const std::int64_t weight_row[2] = {args.interleaved ? 2 * column : column,
+                                            args.interleaved ? 2 * column + 1 : s.inter + column};
+        for (int row_pass = 0; row_pass < g.row_passes; ++row_pass) {
+            const RowSource rows{args.sorted.sorted_ids + row0 + row_pass * g.rows_per_pass,
+                                 s.tokens, s.topk, false};
+            if (!pass_has_rows(g, rows)) continue;
+            Accumulators<2> acc;
+            run_pass_k_loop<2>(acc, staged, g, place, a, rows, w, weight_row);
+
+            // One row of this thread's h: staged for the fused quantization, or stored bf16.
+            auto finish_row = [&](int j, float gate, float up) {
+                const int r = place.pass_row(g, j);
+                const float h = portable_silu(gate) * up;
+                if (args.fused_fp8_out) {
+                    epilogue[r * g.columns_per_pass + place.column] = h;
+                    return;
+                }
+                const std::int32_t entry = rows.entries[r];
+                if (entry_token(entry) >= s.tokens) return;
+                const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+                args.a2_bf16[a2_row * s.inter + column] = encode_bf16(h);
+            };
+            if (place.k_group == 0) {
+                // Guarded, not cut short: the loop must unroll so the accumulators stay in
+                // registers.
+#pragma unroll
+                for (int j = 0; j < kMaxRowsPerThread; ++j) {
+                    if (j < g.rows_per_thread) finish_row(j, acc.value[0][j], acc.value[1][j]);
+                }
+            }
+            if (!args.fused_fp8_out) continue;
+            __syncthreads();
+            const int blocks_per_row = g.columns_per_pass / kMxBlockSize;
+            for (int q = static_cast<int>(threadIdx.x); q < g.rows_per_pass * blocks_per_row;
+                 q += threads) {
+                const int r = q / blocks_per_row;
+                const int block = q % blocks_per_row;
+                const std::int32_t entry = rows.entries[r];
+                if (entry_token(entry) >= s.tokens) continue;
+                const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+                const std::int64_t first = pass_column0 + block * kMxBlockSize;
+                args.a2_scales[a2_row * (s.inter / kMxBlockSize) + first / kMxBlockSize] =
+                    quantize_mx_block_fp8(epilogue + r * g.columns_per_pass + block * kMxBlockSize,
+                                          args.a2_codes + a2_row * s.inter + first);
+            }
+            __syncthreads();  // the next pass rewrites the epilogue tile
+        }
+    }
+}
+
+}  // namespace
+
+void launch_stage1(const Stage1Args& args, std::int64_t tiles, hipStream_t stream) {
+    const int shared_bytes = args.geometry.shared_bytes();
+    if (shared_bytes > 48 * 1024) {
+        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&stage1_kernel),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize,
+                                            shared_bytes));
+    }
+    stage1_kernel<<<static_cast<unsigned>(tiles), static_cast<unsigned>(args.geometry.threads()),
+                    static_cast<std::size_t>(shared_bytes), stream>>>(args);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
+}  // namespace fhmoe::kernels::gpu

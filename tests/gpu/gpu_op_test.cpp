@@ -1,0 +1,152 @@
+// The gpu op against the CPU reference (Ginkgo style: the device kernels are checked
+// against the host implementation of the same op): a seeded sample of the catalogue of
+// every small CI shape and of the DSV4 contract at tokens 1 and 16, with real (varied)
+// scales and the family's accuracy bar. The output is poisoned with NaNs before each run, so
+// an element the kernels forget to write fails the check.
+
+#include <gtest/gtest.h>
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "fhmoe/config/untuned_csv.hpp"
+#include "fhmoe/family/builtin_shapes.hpp"
+#include "fhmoe/family/catalogue.hpp"
+#include "fhmoe/family/catalogue_sample.hpp"
+#include "fhmoe/family/default_config.hpp"
+#include "fhmoe/family/name_grammar.hpp"
+#include "fhmoe/kernels/accuracy.hpp"
+#include "fhmoe/kernels/gpu_op.hpp"
+#include "fhmoe/kernels/reference.hpp"
+#include "gpu/gpu_test_environment.hpp"
+
+namespace fhmoe::kernels::testing {
+namespace {
+
+constexpr std::uint64_t kSeed = 20261130;
+constexpr std::size_t kCandidatesPerSmallShape = 24;
+constexpr std::size_t kCandidatesPerDsv4Shape = 6;
+constexpr double kErrRatio = 0.05;
+
+struct Checked {
+    family::Candidate candidate;
+    tuning::ErrorMetrics metrics;
+};
+
+// Runs each candidate once on the device and measures its output against the reference.
+std::vector<Checked> check_candidates(const family::ShapeKey& shape,
+                                      const std::vector<family::Candidate>& candidates) {
+    bind_test_device();
+    const Problem problem = generate_problem(shape, kSeed);
+    const ReferenceOutput reference = compute_reference(problem);
+    const GpuProblem device_problem(problem, 1);
+    std::vector<std::uint16_t> out(problem.x_bf16.size());
+    std::vector<Checked> checked;
+    for (const family::Candidate& candidate : candidates) {
+        GpuFhmoeOp op(shape, candidate);
+        op.poison_output();
+        op.run(device_problem, 0);
+        op.download_output(out);
+        checked.push_back({candidate, measure_accuracy(reference.out, out, AccuracyTolerance{})});
+    }
+    return checked;
+}
+
+void expect_all_pass(const family::ShapeKey& shape, const std::vector<Checked>& checked) {
+    for (const Checked& c : checked) {
+        EXPECT_TRUE(passes_accuracy(c.metrics, kErrRatio, kMaxCosineDistance))
+            << family::shape_key_string(shape) << " "
+            << family::format_stage1_name(c.candidate.stage1) << " / "
+            << family::format_stage2_name(c.candidate.stage2) << " block_m " << c.candidate.block_m
+            << ": mismatch_fraction " << c.metrics.mismatch_fraction << ", cosine distance "
+            << c.metrics.cosine_distance << ", max |delta| " << c.metrics.max_abs_delta
+            << (c.metrics.catastrophic ? " (catastrophic)" : "");
+    }
+}
+
+std::vector<family::ShapeKey> small_shapes() {
+    std::vector<family::ShapeKey> shapes;
+    const config::UntunedTable table =
+        config::read_untuned_csv(source_dir() + "/configs/untuned_fhmoe_small.csv");
+    for (const config::UntunedShape& row : table.shapes) shapes.push_back(row.shape);
+    return shapes;
+}
+
+TEST(GpuOp, SampledCandidatesOfEverySmallShapeMatchTheReference) {
+    std::set<int> waves, k_waves, tile_ms;
+    std::set<bool> fused, atomic, persistent;
+    for (const family::ShapeKey& shape : small_shapes()) {
+        SCOPED_TRACE(family::shape_key_string(shape));
+        const auto candidates = family::sample_catalogue(family::build_catalogue(shape),
+                                                         kCandidatesPerSmallShape, kSeed);
+        const std::vector<Checked> checked = check_candidates(shape, candidates);
+        expect_all_pass(shape, checked);
+        for (const family::Candidate& c : candidates) {
+            waves.insert(c.stage1.waves);
+            k_waves.insert(c.stage1.k_waves);
+            tile_ms.insert(c.stage2.tile_m);
+            fused.insert(c.stage1.fused_fp8_out);
+            atomic.insert(c.stage2.mode == family::Stage2Mode::atomic);
+            persistent.insert(c.stage2.persistent);
+        }
+    }
+    // The sample exercises every kernel variant, or a pass here would prove less than it says.
+    EXPECT_EQ(waves.size(), family::kStage1WavesAxis.size());
+    EXPECT_EQ(k_waves.size(), family::kStage1KWavesAxis.size());
+    EXPECT_GE(tile_ms.size(), 2U);
+    EXPECT_EQ(fused.size(), 2U);
+    EXPECT_EQ(atomic.size(), 2U);
+    EXPECT_EQ(persistent.size(), 2U);
+}
+
+class GpuOpDsv4 : public ::testing::TestWithParam<std::int64_t> {};
+
+TEST_P(GpuOpDsv4, DefaultAndSampledCandidatesMatchTheReference) {
+    const family::ShapeKey shape = family::dsv4_i384_shape(GetParam());
+    const auto candidates = family::sample_shape_catalogue(shape, kCandidatesPerDsv4Shape, kSeed);
+    ASSERT_EQ(candidates.size(), kCandidatesPerDsv4Shape);
+    expect_all_pass(shape, check_candidates(shape, candidates));
+}
+
+INSTANTIATE_TEST_SUITE_P(Tokens, GpuOpDsv4, ::testing::Values(1, 16));
+
+TEST(GpuOp, AWrongKernelIsCaught) {
+    // The check above can fail: an output with a flipped sign fails it on the same data.
+    const family::ShapeKey shape = small_shapes().front();
+    bind_test_device();
+    const Problem problem = generate_problem(shape, kSeed);
+    const ReferenceOutput reference = compute_reference(problem);
+    const GpuProblem device_problem(problem, 2);
+    GpuFhmoeOp op(shape, family::default_candidate(shape));
+    op.run(device_problem, 1);  // the second copy computes the same op
+    std::vector<std::uint16_t> out(problem.x_bf16.size());
+    op.download_output(out);
+    EXPECT_TRUE(passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),
+                                kErrRatio, kMaxCosineDistance));
+    for (std::uint16_t& value : out) value ^= 0x8000U;
+    EXPECT_FALSE(passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),
+                                 kErrRatio, kMaxCosineDistance));
+}
+
+TEST(GpuOp, UnsupportedCandidatesAreRejectedWithTheReason) {
+    bind_test_device();
+    const family::ShapeKey shape = small_shapes().front();
+    family::Candidate odd_tile = family::default_candidate(shape);
+    odd_tile.stage2.tile_m = 3;  // does not divide block_m
+    try {
+        GpuFhmoeOp op(shape, odd_tile);
+        FAIL() << "a 3-row stage2 tile was accepted";
+    } catch (const UnsupportedCandidate& error) {
+        EXPECT_NE(std::string(error.what()).find("stage2.tile_m 3"), std::string::npos)
+            << error.what();
+    }
+    family::Candidate too_many_threads = family::default_candidate(shape);
+    too_many_threads.stage1.waves = 8;
+    too_many_threads.stage1.k_waves = 8;
+    too_many_threads.stage1.tile_k = 256;
+    EXPECT_THROW({ GpuFhmoeOp op(shape, too_many_threads); }, UnsupportedCandidate);
+}
+
+}  // namespace
+}  // namespace fhmoe::kernels::testing

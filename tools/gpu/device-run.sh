@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Runs on the borrowed GPU machine, from the repository root of the carried tree, with
+# .device/ carried (tools/gpu/stage-device-bundle.sh): the gpu tests (gtest binaries, run
+# directly: ctest's files name this machine's paths), the gpu fault matrix through the real
+# supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
+# the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
+#   tools/gpu/device-run.sh [tests] [faults] [bench] [mpi]    (default: all four)
+# Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
+# the whole lease.
+set -uo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$root"
+out="${OUT:-$root/device-out}"
+mkdir -p "$out"
+bin="$root/.device/bin"
+export LD_LIBRARY_PATH="$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export FHMOE_SOURCE_DIR="$root" FHMOE_WORKER="$bin/fhmoe_worker"
+steps=("$@")
+[ ${#steps[@]} -eq 0 ] && steps=(tests faults bench mpi)
+status=0
+want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
+section() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
+
+section "machine"
+nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total,clocks.sm,clocks.mem \
+  --format=csv | tee "$out/machine.txt"
+nproc | tee -a "$out/machine.txt"
+
+if want tests; then
+  section "gpu_op_test"
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_op_test" --gtest_brief=1 2>&1 | tee "$out/gpu_op_test.log" \
+    | tail -40 || status=1
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if want faults; then
+  section "gpu_fault_matrix_test"
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_fault_matrix_test" 2>&1 | tee "$out/gpu_fault_matrix.log" \
+    | grep -E "^\[( +OK|  FAILED|  PASSED|==========)|Failure|Expected|Which is|detail" | tail -40
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+fi
+if want bench; then
+  section "fhmoe_gpu_bench"
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/fhmoe_gpu_bench" --tokens 1,16,256 --iters 50 --warmup 5 \
+    > "$out/bench.txt" 2> "$out/bench.err"
+  [ $? -eq 0 ] || status=1
+  cat "$out/bench.err" "$out/bench.txt"
+fi
+if want mpi; then
+  gpus=$(nvidia-smi -L | wc -l)
+  if [ ! -x "$bin/fhmoe_tune_mpi" ]; then
+    section "mpi: skipped, no fhmoe_tune_mpi in the bundle"
+  elif [ "$gpus" -lt 2 ]; then
+    section "mpi: skipped, $gpus GPU(s) here"
+  else
+    section "fhmoe_tune_mpi, 2 ranks, --backend gpu, small shapes"
+    # shellcheck disable=SC1091
+    source "$root/.device/openmpi/env.sh"
+    work="$(mktemp -d)"
+    cp configs/untuned_fhmoe_small.csv "$work/untuned.csv"
+    # A seeded sample per shape keeps the run to a minute; FHMOE_TUNE_ARGS adds flags.
+    timeout "${FHMOE_STEP_TIMEOUT:-180}" mpirun --allow-run-as-root --bind-to none -np 2 "$bin/fhmoe_tune_mpi" --backend gpu \
+      --worker "$bin/fhmoe_worker" --candidate-sample 24 --warmup 3 --iters 21 --timeout 30 \
+      --evidence "$work/evidence.h5" --summary-json "$work/summary.json" ${FHMOE_TUNE_ARGS:-} \
+      -i "$work/untuned.csv" -o "$work/tuned.csv" 2>&1 \
+      | tee "$out/tune_mpi.log" | tail -40
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    cp "$work"/tuned.csv "$work"/summary.json "$out/" 2>/dev/null
+    ls -la "$work" | tee -a "$out/tune_mpi.log"
+  fi
+fi
+section "done, status $status"
+exit $status

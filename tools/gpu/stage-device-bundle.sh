@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Gathers what the borrowed GPU machine needs into .device/ (ignored by git; pass it to the
+# device tool's `carry`): the CUDA tree's binaries without debug sections (the call carries
+# 64 MiB at most), the shared libraries they use that are not part of the base system, and
+# Debian's Open MPI runtime relocated (../shared/reference/device-bundle). That machine has
+# no apt and no network. Run tools/gpu/build-cuda.sh first.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/../.." && pwd)"
+bundle_src="${FHMOE_DEVICE_BUNDLE:-$root/../shared/reference/device-bundle}"
+out="$root/.device"
+build="$root/build/cuda"
+mkdir -p "$out/bin" "$out/lib"
+
+binaries=(src/app/fhmoe_worker src/app/fhmoe_run_shape
+          tests/gpu/gpu_op_test tests/gpu/gpu_fault_matrix_test tools/gpu/bench/fhmoe_gpu_bench)
+for b in "${binaries[@]}"; do
+  [ -x "$build/$b" ] || { echo "stage-device-bundle: $build/$b is missing" >&2; exit 1; }
+  strip --strip-debug -o "$out/bin/$(basename "$b")" "$build/$b"
+done
+# The MPI tuner is optional: device-run.sh skips its step without it.
+if [ -x "$build/src/app/fhmoe_tune_mpi" ]; then
+  strip --strip-debug -o "$out/bin/fhmoe_tune_mpi" "$build/src/app/fhmoe_tune_mpi"
+else
+  rm -f "$out/bin/fhmoe_tune_mpi"
+fi
+
+# Libraries outside glibc and the compiler runtime, which the Ubuntu 24.04 image has newer.
+# Open MPI's own come with the relocated runtime below.
+for b in "$out"/bin/*; do
+  ldd "$b" | awk '/=> \//{print $3}'
+done | sort -u | while read -r lib; do
+  case "$(basename "$lib")" in
+    libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*|libstdc++.so*|ld-linux*) ;;
+    libmpi*|libopen-*|libpmix*|libhwloc*|libevent*) ;;
+    *) cp -L "$lib" "$out/lib/" ;;
+  esac
+done
+
+if [ ! -f "$out/openmpi/env.sh" ]; then
+  mkdir -p "$out/openmpi"
+  cp "$bundle_src/gather-openmpi.sh" "$bundle_src/env.sh" "$out/openmpi/"
+  (cd "$out/openmpi" && ./gather-openmpi.sh >/dev/null && rm -rf debs)
+fi
+du -sh "$out"
