@@ -13,6 +13,7 @@
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/cpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "support/small_shape.hpp"
 
 namespace {
 
@@ -45,14 +46,10 @@ std::vector<BenchCandidate> bench_candidates() {
     };
 }
 
+// The small CI shape at H=256, as the kernels tests run it.
 fhmoe::family::ShapeKey shape_for(std::int64_t tokens) {
-    fhmoe::family::ShapeKey shape;
-    shape.token = tokens;
+    fhmoe::family::ShapeKey shape = fhmoe::test_support::small_shape(tokens);
     shape.model_dim = 256;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
     return shape;
 }
 

@@ -20,6 +20,7 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
+#include "support/small_shape.hpp"
 
 namespace {
 
@@ -40,16 +41,7 @@ std::string find_worker(int argc, char** argv) {
     throw Error("fhmoe_worker not found; pass its path");
 }
 
-family::ShapeKey bench_shape() {
-    family::ShapeKey shape;
-    shape.token = 16;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+family::ShapeKey bench_shape() { return test_support::small_shape(16); }
 
 supervisor::Chunk make_chunk(std::size_t count, std::uint64_t seed) {
     supervisor::Chunk chunk;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "config/posix_file.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::config {
@@ -166,19 +167,11 @@ std::string read_text_file(const std::string& path) {
         throw InputError(path, 0, 0, "", std::string("cannot open: ") + std::strerror(errno));
     }
     std::string contents;
-    char buffer[1 << 16];
-    while (true) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            throw InputError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(error));
-        }
-        if (got == 0) break;
-        contents.append(buffer, static_cast<std::size_t>(got));
-    }
+    const int error = detail::read_all(fd, contents);
     ::close(fd);
+    if (error != 0) {
+        throw InputError(path, 0, 0, "", std::string("cannot read: ") + std::strerror(error));
+    }
     return contents;
 }
 

@@ -19,6 +19,17 @@ int write_all(int fd, std::string_view data) {
     return 0;
 }
 
+int read_all(int fd, std::string& contents) {
+    char buffer[1 << 16];
+    while (true) {
+        const ssize_t got = ::read(fd, buffer, sizeof buffer);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) return errno;
+        if (got == 0) return 0;
+        contents.append(buffer, static_cast<std::size_t>(got));
+    }
+}
+
 int sync_parent_directory(const std::string& path) {
     const int fd = ::open(parent_directory(path).c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0) return errno;
@@ -32,19 +43,9 @@ std::optional<std::string> read_file_if_exists(const std::string& path) {
     if (fd < 0 && errno == ENOENT) return std::nullopt;
     if (fd < 0) throw FileError(path, "opening", errno);
     std::string contents;
-    char buffer[4096];
-    while (true) {
-        const ssize_t got = ::read(fd, buffer, sizeof buffer);
-        if (got < 0 && errno == EINTR) continue;
-        if (got < 0) {
-            const int error = errno;
-            ::close(fd);
-            throw FileError(path, "reading", error);
-        }
-        if (got == 0) break;
-        contents.append(buffer, static_cast<std::size_t>(got));
-    }
+    const int error = read_all(fd, contents);
     ::close(fd);
+    if (error != 0) throw FileError(path, "reading", error);
     return contents;
 }
 

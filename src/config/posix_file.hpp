@@ -1,7 +1,7 @@
 #pragma once
 
-// Small POSIX helpers shared by the atomic write and the lock: whole-buffer writes that
-// survive EINTR and short writes, and path splitting.
+// Small POSIX helpers shared by the atomic write, the lock and the CSV reader: whole-buffer
+// writes and whole-file reads that survive EINTR and short transfers, and path splitting.
 
 #include <optional>
 #include <string>
@@ -11,6 +11,10 @@ namespace fhmoe::config::detail {
 
 // Writes all of `data`; returns 0 or the errno of the failure.
 int write_all(int fd, std::string_view data);
+
+// Appends everything up to end of file to `contents`; returns 0 or the errno of the failure.
+// The caller still owns (and closes) `fd`.
+int read_all(int fd, std::string& contents);
 
 // fsync of the directory holding `path` (so a rename or link in it is durable); returns 0
 // or the errno of the failure.

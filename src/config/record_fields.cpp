@@ -34,6 +34,20 @@ void check_columns(const CsvTable& table, std::span<const std::string_view> requ
     }
 }
 
+bool has_column_pair(const CsvTable& table, std::string_view first, std::string_view second) {
+    const bool has_first = table.column_index(first) >= 0;
+    const bool has_second = table.column_index(second) >= 0;
+    if (has_first != has_second) {
+        const CsvField& present =
+            table.header[static_cast<std::size_t>(table.column_index(has_first ? first : second))];
+        throw InputError(table.path, table.header_line, present.column,
+                         std::string(has_first ? second : first),
+                         "missing column: '" + std::string(first) + "' and '" +
+                             std::string(second) + "' come together");
+    }
+    return has_first;
+}
+
 const CsvField& RecordFields::field(std::string_view column) const {
     const int index = table_.column_index(column);
     FHMOE_CHECK(index >= 0, "column '" + std::string(column) + "' not checked by the schema");

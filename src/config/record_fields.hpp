@@ -22,6 +22,10 @@ namespace fhmoe::config::detail {
 void check_columns(const CsvTable& table, std::span<const std::string_view> required,
                    std::span<const std::string_view> optional = {});
 
+// For two optional columns that only mean something together (us/err, gfx/cu_num): whether
+// both are present. One without the other is an InputError at the one present.
+bool has_column_pair(const CsvTable& table, std::string_view first, std::string_view second);
+
 class RecordFields {
 public:
     RecordFields(const CsvTable& table, const CsvRecord& record) : table_(table), record_(record) {}

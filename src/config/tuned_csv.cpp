@@ -70,14 +70,7 @@ TunedTable parse_tuned_csv(std::string path, std::string_view text) {
     const CsvTable csv = parse_csv(std::move(path), text);
     const std::span<const std::string_view> aiter_columns(kAiterTunedColumns);
     detail::check_columns(csv, aiter_columns, kMeasurementColumns);
-    const bool has_us = csv.column_index("us") >= 0;
-    const bool has_err = csv.column_index("err") >= 0;
-    if (has_us != has_err) {
-        const CsvField& present =
-            csv.header[static_cast<std::size_t>(csv.column_index(has_us ? "us" : "err"))];
-        throw InputError(csv.path, csv.header_line, present.column, has_us ? "err" : "us",
-                         "missing column: 'us' and 'err' come together");
-    }
+    const bool has_us = detail::has_column_pair(csv, "us", "err");
 
     TunedTable table;
     table.path = csv.path;

@@ -22,14 +22,7 @@ family::DeviceKey device_or_unset(const UntunedShape& shape) {
 UntunedTable parse_untuned_csv(std::string path, std::string_view text) {
     const CsvTable csv = parse_csv(std::move(path), text);
     detail::check_columns(csv, kUntunedShapeColumns, kUntunedDeviceColumns);
-    const bool has_gfx = csv.column_index("gfx") >= 0;
-    const bool has_cu_num = csv.column_index("cu_num") >= 0;
-    if (has_gfx != has_cu_num) {
-        const CsvField& present =
-            csv.header[static_cast<std::size_t>(csv.column_index(has_gfx ? "gfx" : "cu_num"))];
-        throw InputError(csv.path, csv.header_line, present.column, has_gfx ? "cu_num" : "gfx",
-                         "missing column: 'gfx' and 'cu_num' come together");
-    }
+    const bool has_gfx = detail::has_column_pair(csv, "gfx", "cu_num");
 
     UntunedTable table;
     table.path = csv.path;

@@ -19,6 +19,9 @@ constexpr std::size_t kTileTokenIndex = 5;
 // aiter's runtime fallback tile for a stage1 tile_n / stage2 tile_k that does not divide
 // inter_dim (spec 6.5).
 constexpr int kAiterFallbackTile = 128;
+// Both stages' _xcd{N} token: the same hint, ignored for the same reason.
+constexpr std::string_view kXcdSwizzleIgnored =
+    "XCD swizzle of AMD workgroup placement; our backends schedule tiles themselves";
 
 struct ParsedHead {
     std::vector<std::string_view> tokens;
@@ -58,6 +61,24 @@ void note(std::vector<ImportNote>& notes, ImportNote::Kind kind, std::string_vie
     notes.push_back(ImportNote{kind, std::string(token), std::move(reason)});
 }
 
+// The tile aiter actually runs for a stage1 tile_n or stage2 tile_k (`what`) named in the tile
+// token: the named one when it divides inter_dim, else aiter's fallback, noted as a remap.
+int tile_aiter_runs(int named_tile, std::string_view what, const ShapeKey& shape,
+                    std::string_view name, std::string_view tile_token,
+                    std::vector<ImportNote>& notes) {
+    if (shape.inter_dim % named_tile == 0) return named_tile;
+    const std::string named = std::string(what) + " " + std::to_string(named_tile);
+    if (shape.inter_dim % kAiterFallbackTile != 0) {
+        throw_name_error(name, tile_token,
+                         named + " does not divide inter_dim and aiter has no fallback for it");
+    }
+    const std::string fallback = std::to_string(kAiterFallbackTile);
+    note(notes, ImportNote::Kind::remapped, tile_token,
+         named + " does not divide inter_dim " + std::to_string(shape.inter_dim) + "; aiter runs " +
+             std::string(what) + " " + fallback + ", so it maps to " + fallback);
+    return kAiterFallbackTile;
+}
+
 Stage1Config import_stage1(std::string_view name, const ShapeKey& shape,
                            std::vector<ImportNote>& notes) {
     const ParsedHead head = parse_head(name, "moe1");
@@ -84,8 +105,7 @@ Stage1Config import_stage1(std::string_view name, const ShapeKey& shape,
                  "B-operand cache modifier hint; our backends have no such knob");
         } else if (numeric_suffix(token, "xcd")) {
             claim_kind(kinds, name, token, "xcd");
-            note(notes, ImportNote::Kind::ignored, token,
-                 "XCD swizzle of AMD workgroup placement; our backends schedule tiles themselves");
+            note(notes, ImportNote::Kind::ignored, token, std::string(kXcdSwizzleIgnored));
         } else if (token == "gui") {
             claim_kind(kinds, name, token, "gui");
             config.gate_mode = GateMode::interleave;
@@ -102,17 +122,8 @@ Stage1Config import_stage1(std::string_view name, const ShapeKey& shape,
             throw_name_error(name, token, "unknown aiter token");
         }
     }
-    if (shape.inter_dim % config.tile_n != 0) {
-        if (shape.inter_dim % kAiterFallbackTile != 0) {
-            throw_name_error(name, head.tokens[kTileTokenIndex],
-                             "tile_n " + std::to_string(config.tile_n) +
-                                 " does not divide inter_dim and aiter has no fallback for it");
-        }
-        note(notes, ImportNote::Kind::remapped, head.tokens[kTileTokenIndex],
-             "tile_n " + std::to_string(config.tile_n) + " does not divide inter_dim " +
-                 std::to_string(shape.inter_dim) + "; aiter runs tile_n 128, so it maps to 128");
-        config.tile_n = kAiterFallbackTile;
-    }
+    config.tile_n =
+        tile_aiter_runs(config.tile_n, "tile_n", shape, name, head.tokens[kTileTokenIndex], notes);
     return config;
 }
 
@@ -141,8 +152,7 @@ Stage2Config import_stage2(std::string_view name, const ShapeKey& shape, int blo
                  "aiter's mixed gemm2 builder deletes _bnt; no effect in our backends either");
         } else if (numeric_suffix(token, "xcd")) {
             claim_kind(kinds, name, token, "xcd");
-            note(notes, ImportNote::Kind::ignored, token,
-                 "XCD swizzle of AMD workgroup placement; our backends schedule tiles themselves");
+            note(notes, ImportNote::Kind::ignored, token, std::string(kXcdSwizzleIgnored));
         } else if (auto digits = numeric_suffix(token, "sbm")) {
             claim_kind(kinds, name, token, "sbm");
             const int sort_block = detail::parse_number(*digits, 1, kMaxTileMN, "sbm", name, token);
@@ -158,17 +168,8 @@ Stage2Config import_stage2(std::string_view name, const ShapeKey& shape, int blo
     if (!kinds.contains("atomic|reduce")) {
         throw_name_error(name, "missing mode token 'atomic' or 'reduce'");
     }
-    if (shape.inter_dim % config.tile_k != 0) {
-        if (shape.inter_dim % kAiterFallbackTile != 0) {
-            throw_name_error(name, head.tokens[kTileTokenIndex],
-                             "tile_k " + std::to_string(config.tile_k) +
-                                 " does not divide inter_dim and aiter has no fallback for it");
-        }
-        note(notes, ImportNote::Kind::remapped, head.tokens[kTileTokenIndex],
-             "tile_k " + std::to_string(config.tile_k) + " does not divide inter_dim " +
-                 std::to_string(shape.inter_dim) + "; aiter runs tile_k 128, so it maps to 128");
-        config.tile_k = kAiterFallbackTile;
-    }
+    config.tile_k =
+        tile_aiter_runs(config.tile_k, "tile_k", shape, name, head.tokens[kTileTokenIndex], notes);
     return config;
 }
 

@@ -16,9 +16,15 @@ constexpr std::string_view kStage1Prefix = "fhmoe1";
 constexpr std::string_view kStage2Prefix = "fhmoe2";
 constexpr std::size_t kTileTokenIndex = 4;
 
-// Checks the fixed head "<prefix>_afp8_wfp4_bf16_t.." and returns the tile.
-detail::Tile parse_head(std::string_view name, const std::vector<std::string_view>& tokens,
-                        std::string_view prefix) {
+struct ParsedHead {
+    std::vector<std::string_view> tokens;
+    detail::Tile tile;
+};
+
+// Checks the fixed head "<prefix>_afp8_wfp4_bf16_t.." of either stage's name.
+ParsedHead parse_head(std::string_view name, std::string_view prefix) {
+    ParsedHead head{detail::split_name(name), {}};
+    const auto& tokens = head.tokens;
     if (tokens[0] != prefix) {
         throw_name_error(name, tokens[0], "expected '" + std::string(prefix) + "'");
     }
@@ -35,7 +41,8 @@ detail::Tile parse_head(std::string_view name, const std::vector<std::string_vie
     if (kTileTokenIndex >= tokens.size()) {
         throw_name_error(name, "missing tile token t{TM}x{TN}x{TK}");
     }
-    return detail::parse_tile_token(name, tokens[kTileTokenIndex]);
+    head.tile = detail::parse_tile_token(name, tokens[kTileTokenIndex]);
+    return head;
 }
 
 // Walks the optional/required tokens after the tile. classify(token) returns the token's
@@ -85,17 +92,24 @@ void check_tile(bool ok, const char* what) {
     FHMOE_CHECK(ok, std::string("cannot name a config with this ") + what);
 }
 
-}  // namespace
-
-std::string format_stage1_name(const Stage1Config& c) {
+// "<prefix>_afp8_wfp4_bf16_t{M}x{N}x{K}" for the tile that Stage1Config and Stage2Config
+// share, after checking it is in the bounds the parser accepts.
+template <typename StageConfig>
+std::string format_head(std::string_view prefix, const StageConfig& c) {
     check_tile(c.tile_m >= 1 && c.tile_m <= kMaxTileMN, "tile_m");
     check_tile(c.tile_n >= 1 && c.tile_n <= kMaxTileMN, "tile_n");
     check_tile(c.tile_k >= kScaleBlockK && c.tile_k <= kMaxTileK && c.tile_k % kScaleBlockK == 0,
                "tile_k");
+    return std::string(prefix) + "_afp8_wfp4_bf16_" +
+           detail::format_tile_token(c.tile_m, c.tile_n, c.tile_k);
+}
+
+}  // namespace
+
+std::string format_stage1_name(const Stage1Config& c) {
+    std::string name = format_head(kStage1Prefix, c);
     check_tile(c.waves >= 1 && c.waves <= kMaxWaves, "waves");
     check_tile(c.k_waves >= 1 && c.k_waves <= kMaxWaves, "k_waves");
-    std::string name = std::string(kStage1Prefix) + "_afp8_wfp4_bf16_" +
-                       detail::format_tile_token(c.tile_m, c.tile_n, c.tile_k);
     if (c.waves != 1) name += "_w" + std::to_string(c.waves);
     if (c.k_waves != 1) name += "_kw" + std::to_string(c.k_waves);
     name += c.gate_mode == GateMode::interleave ? "_gui" : "_gus";
@@ -104,27 +118,22 @@ std::string format_stage1_name(const Stage1Config& c) {
 }
 
 std::string format_stage2_name(const Stage2Config& c) {
-    check_tile(c.tile_m >= 1 && c.tile_m <= kMaxTileMN, "tile_m");
-    check_tile(c.tile_n >= 1 && c.tile_n <= kMaxTileMN, "tile_n");
-    check_tile(c.tile_k >= kScaleBlockK && c.tile_k <= kMaxTileK && c.tile_k % kScaleBlockK == 0,
-               "tile_k");
-    std::string name = std::string(kStage2Prefix) + "_afp8_wfp4_bf16_" +
-                       detail::format_tile_token(c.tile_m, c.tile_n, c.tile_k);
+    std::string name = format_head(kStage2Prefix, c);
     name += c.mode == Stage2Mode::atomic ? "_atomic" : "_reduce";
     if (c.persistent) name += "_persist";
     return name;
 }
 
 Stage1Config parse_stage1_name(std::string_view name) {
-    const std::vector<std::string_view> tokens = detail::split_name(name);
-    const detail::Tile tile = parse_head(name, tokens, kStage1Prefix);
+    const ParsedHead head = parse_head(name, kStage1Prefix);
     Stage1Config config;
-    config.tile_m = tile.m;
-    config.tile_n = tile.n;
-    config.tile_k = tile.k;
+    config.tile_m = head.tile.m;
+    config.tile_n = head.tile.n;
+    config.tile_k = head.tile.k;
     enum Slot { waves, k_waves, gate, fused };
     const auto seen = walk_suffix<4>(
-        name, tokens, {"w{W}", "kw{KW}", "gui|gus", "fp8"}, [&](std::string_view token) -> int {
+        name, head.tokens, {"w{W}", "kw{KW}", "gui|gus", "fp8"},
+        [&](std::string_view token) -> int {
             if (token == "gui" || token == "gus") {
                 config.gate_mode = token == "gui" ? GateMode::interleave : GateMode::separated;
                 return gate;
@@ -148,15 +157,14 @@ Stage1Config parse_stage1_name(std::string_view name) {
 }
 
 Stage2Config parse_stage2_name(std::string_view name) {
-    const std::vector<std::string_view> tokens = detail::split_name(name);
-    const detail::Tile tile = parse_head(name, tokens, kStage2Prefix);
+    const ParsedHead head = parse_head(name, kStage2Prefix);
     Stage2Config config;
-    config.tile_m = tile.m;
-    config.tile_n = tile.n;
-    config.tile_k = tile.k;
+    config.tile_m = head.tile.m;
+    config.tile_n = head.tile.n;
+    config.tile_k = head.tile.k;
     enum Slot { mode, persist };
     const auto seen = walk_suffix<2>(
-        name, tokens, {"atomic|reduce", "persist"}, [&](std::string_view token) -> int {
+        name, head.tokens, {"atomic|reduce", "persist"}, [&](std::string_view token) -> int {
             if (token == "atomic" || token == "reduce") {
                 config.mode = token == "atomic" ? Stage2Mode::atomic : Stage2Mode::reduce;
                 return mode;

@@ -17,6 +17,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "fhmoe/family/builtin_shapes.hpp"
+
 extern char** environ;
 
 namespace fhmoe::config::testing {
@@ -68,16 +70,7 @@ bool file_exists(const std::string& path) {
     return ::lstat(path.c_str(), &info) == 0;
 }
 
-family::ShapeKey dsv4_shape(std::int64_t token) {
-    family::ShapeKey shape;
-    shape.token = token;
-    shape.model_dim = 7168;
-    shape.inter_dim = 384;
-    shape.expert = 385;
-    shape.topk = 7;
-    shape.shared_expert_id = 384;
-    return shape;
-}
+family::ShapeKey dsv4_shape(std::int64_t token) { return family::dsv4_i384_shape(token); }
 
 family::DeviceKey gfx950() { return family::DeviceKey{"gfx950", 256}; }
 

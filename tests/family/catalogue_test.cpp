@@ -11,19 +11,12 @@
 #include "fhmoe/family/builtin_shapes.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/legality.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::family {
 namespace {
 
-ShapeKey small_shape(std::int64_t token, GateMode gate_mode = GateMode::interleave) {
-    ShapeKey shape = dsv4_i384_shape(token, gate_mode);
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+using test_support::small_shape;
 
 // For DSV4 I384 (H 7168, I 384), per block_m:
 //   stage1 = 3 tile_n (32, 64, 128; 256 does not divide 384)

@@ -9,6 +9,7 @@
 #include "fhmoe/family/builtin_shapes.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::family {
 namespace {
@@ -51,15 +52,8 @@ std::string join_without(const std::vector<std::string>& tokens, std::size_t ski
 }
 
 std::vector<ShapeKey> round_trip_shapes() {
-    ShapeKey small = dsv4_i384_shape(100);
-    small.model_dim = 512;
-    small.inter_dim = 128;
-    small.expert = 17;
-    small.topk = 5;
-    small.shared_expert_id = 16;
-    ShapeKey separated = small;
-    separated.gate_mode = GateMode::separated;
-    return {dsv4_i384_shape(1), dsv4_i384_shape(2048), small, separated};
+    return {dsv4_i384_shape(1), dsv4_i384_shape(2048), test_support::small_shape(100),
+            test_support::small_shape(100, GateMode::separated)};
 }
 
 TEST(NameGrammar, FormatsTheCanonicalNames) {

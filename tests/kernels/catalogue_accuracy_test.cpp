@@ -17,36 +17,24 @@
 #include "fhmoe/kernels/cpu_op.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "kernels/kernel_test_support.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::kernels {
 namespace {
 
 using family::GateMode;
+using test_support::small_shape;  // H 512 as shipped, not testing::small_shape's H 256
 
 constexpr std::size_t kSampleSize = 40;
 constexpr std::uint64_t kSampleSeed = 20261130;
 constexpr std::uint64_t kDataSeed = 1;
 
-family::ShapeKey small_shape(std::int64_t token, GateMode gate_mode) {
-    family::ShapeKey shape;
-    shape.token = token;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    shape.gate_mode = gate_mode;
-    return shape;
-}
-
 tuning::ErrorMetrics run_and_measure(const Problem& problem, const ReferenceOutput& reference,
                                      const family::Candidate& candidate,
                                      const tuning::MeasurementPolicy& policy,
                                      CpuOpFault fault = CpuOpFault::none) {
-    CpuFhmoeOp op(problem.shape, candidate, CpuOpOptions{2, fault});
-    std::vector<std::uint16_t> out(
-        static_cast<std::size_t>(problem.shape.token * problem.shape.model_dim));
-    op.run(problem, out);
+    const auto out = testing::run_cpu_op(problem, candidate, CpuOpOptions{2, fault});
     return measure_accuracy(reference.out, out, AccuracyTolerance{policy.rtol, policy.atol});
 }
 

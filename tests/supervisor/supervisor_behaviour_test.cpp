@@ -37,6 +37,8 @@ bool is_result_for(const Event& event, std::int64_t planned_index) {
     return measured != nullptr && measured->planned_index == planned_index;
 }
 
+bool is_chunk_done(const Event& event) { return std::holds_alternative<ChunkDone>(event); }
+
 TEST(Supervisor, WorkerKilledFromOutsideMidCandidateIsACrashAndTheRestRun) {
     // Candidate #5 hangs (with a long deadline), so once #4's result has arrived the worker is
     // certainly inside #5 when the test kills it.
@@ -50,8 +52,7 @@ TEST(Supervisor, WorkerKilledFromOutsideMidCandidateIsACrashAndTheRestRun) {
     ASSERT_TRUE(victim.has_value());
     const auto killed_at = std::chrono::steady_clock::now();
     ASSERT_EQ(::kill(*victim, SIGKILL), 0);
-    poll_until(supervisor, run,
-               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    poll_until(supervisor, run, is_chunk_done);
 
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - killed_at).count(),
               5.0);
@@ -88,8 +89,7 @@ TEST(Supervisor, ResultsStreamWhileALaterCandidateIsStillRunning) {
     EXPECT_EQ(::kill(*pid, 0), 0) << "the worker is alive, inside candidate #6";
 
     supervisor.request_stop();
-    poll_until(supervisor, run,
-               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    poll_until(supervisor, run, is_chunk_done);
     EXPECT_TRUE(run.stopped);
     EXPECT_EQ(run.only(6).status, Status::not_run);
     EXPECT_TRUE(contains(run.only(6).detail, "stop grace")) << run.only(6).detail;
@@ -109,8 +109,7 @@ TEST(Supervisor, StopLetsTheCandidateInFlightFinishWithinTheGrace) {
     Recording run;
     poll_until(supervisor, run, [](const Event& e) { return is_result_for(e, 4); });
     supervisor.request_stop();
-    poll_until(supervisor, run,
-               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    poll_until(supervisor, run, is_chunk_done);
     EXPECT_TRUE(run.stopped);
     EXPECT_EQ(run.only(4).status, Status::ok);
     EXPECT_EQ(run.only(5).status, Status::ok) << "in flight: allowed to finish";
@@ -125,8 +124,7 @@ TEST(Supervisor, StopBeforeAnythingRanLeavesEverythingNotRun) {
     supervisor.start_chunk(make_chunk("sim", 3));
     supervisor.request_stop();
     Recording run;
-    poll_until(supervisor, run,
-               [](const Event& e) { return std::holds_alternative<ChunkDone>(e); });
+    poll_until(supervisor, run, is_chunk_done);
     EXPECT_TRUE(run.stopped);
     for (std::int64_t index = 4; index <= 6; ++index) {
         EXPECT_EQ(run.only(index).status, Status::not_run);

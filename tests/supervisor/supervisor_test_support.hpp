@@ -14,19 +14,11 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::supervisor::testing {
 
-inline family::ShapeKey tiny_shape() {
-    family::ShapeKey shape;
-    shape.token = 3;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+inline family::ShapeKey tiny_shape() { return test_support::small_shape(3); }
 
 // Planned indices start here, so a test proves faults and results follow the planned index.
 inline constexpr std::int64_t first_planned_index = 4;

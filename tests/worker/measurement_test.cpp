@@ -6,20 +6,12 @@
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/worker/backend.hpp"
 #include "fhmoe/worker/measurement.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::worker {
 namespace {
 
-family::ShapeKey tiny_shape() {
-    family::ShapeKey shape;
-    shape.token = 3;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+family::ShapeKey tiny_shape() { return test_support::small_shape(3); }
 
 const wire::MeasurementSettings settings{1, 5, 0.05, 1e-2, 1e-2};
 
