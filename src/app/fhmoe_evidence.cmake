@@ -8,8 +8,10 @@ add_library(fhmoe_evidence_cli STATIC
   ${PROJECT_SOURCE_DIR}/tools/fhmoe_evidence/diff_report.cpp
   ${PROJECT_SOURCE_DIR}/tools/fhmoe_evidence/text_table.cpp)
 target_include_directories(fhmoe_evidence_cli PUBLIC ${PROJECT_SOURCE_DIR}/tools)
-target_link_libraries(fhmoe_evidence_cli PUBLIC fhmoe_evidence PRIVATE cxxopts::cxxopts
-                      fhmoe_warnings)
+# fhmoe_run_state, not fhmoe_cluster: `rebuild` folds a journal exactly as the tuner does,
+# without linking MPI.
+target_link_libraries(fhmoe_evidence_cli PUBLIC fhmoe_evidence PRIVATE fhmoe_run_state
+                      fhmoe_journal cxxopts::cxxopts fhmoe_warnings)
 
 add_executable(fhmoe_evidence_tool fhmoe_evidence_main.cpp)
 set_target_properties(fhmoe_evidence_tool PROPERTIES OUTPUT_NAME fhmoe_evidence)

@@ -377,6 +377,8 @@ void Coordinator::handle_message(const IncomingMessage& message) {
             state.host = hello.host;
             state.binding = hello.device_binding;
             state.ready = true;
+            c_.journal->append(
+                evidence::RankJoinedRecord{message.source, hello.host, hello.device_binding});
             spdlog::info("rank {} on {}: backend {}, device {}", hello.rank, hello.host,
                          hello.backend, hello.device_binding);
             break;

@@ -1,8 +1,13 @@
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 
+#include <map>
+#include <string>
+#include <vector>
+
+#include "fhmoe/cluster/shape_progress.hpp"
+#include "fhmoe/error.hpp"
 #include "fhmoe/tuning/relative_ranking.hpp"
 #include "fhmoe/tuning/statistics.hpp"
-#include "fhmoe/version.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -18,26 +23,6 @@ evidence::Decision archive_decision(evidence::DecisionKind kind) {
 }
 
 double or_absent(const std::optional<double>& value) { return value.value_or(evidence::kAbsent); }
-
-std::vector<evidence::PolicyValue> policy_values(const TuneOptions& options) {
-    const auto& p = options.policy;
-    return {
-        {"warmup", static_cast<double>(p.measurement.warmup)},
-        {"iters", static_cast<double>(p.measurement.iters)},
-        {"errRatio", p.measurement.err_ratio},
-        {"rtol", p.measurement.rtol},
-        {"atol", p.measurement.atol},
-        {"max_cosine_distance", p.measurement.max_cosine_distance},
-        {"timeout", p.measurement.timeout_s},
-        {"batch", static_cast<double>(p.run.batch)},
-        {"min_improvement_pct", p.promotion.min_improvement_pct},
-        {"noise_floor_sigmas", p.promotion.noise_floor_sigmas},
-        {"finalists", static_cast<double>(p.finalist.finalists)},
-        {"rounds", static_cast<double>(p.finalist.rounds)},
-        {"candidate_sample",
-         options.candidate_sample ? static_cast<double>(*options.candidate_sample) : 0.0},
-    };
-}
 
 void add_candidates(evidence::RunEvidence& run, std::uint32_t shape_id,
                     const ShapeProgress& shape) {
@@ -96,44 +81,103 @@ evidence::DecisionRecord archive_decision_row(std::uint32_t shape_id,
     return row;
 }
 
+// The run as rank 0 knew it after the records folded so far.
+class JournalFold {
+public:
+    explicit JournalFold(const evidence::RunHeader& header) {
+        shapes_.reserve(header.shapes.size());
+        for (const auto& planned : header.shapes) {
+            index_[family::shape_key_string(planned.shape)] = shapes_.size();
+            shapes_.emplace_back(planned);
+        }
+        run_.provenance.tool_version = header.tool_version;
+    }
+
+    void add(const evidence::SessionStartedRecord& r) {
+        auto& p = run_.provenance;
+        p.tool_version = r.tool_version;
+        p.command_line = r.command_line;
+        p.backend = r.backend;
+        p.seed = r.seed;
+        p.started_unix = r.started_unix;
+        p.finished_unix = 0;
+        p.exit_status = -1;
+        p.complete = false;
+        p.policy.clear();
+        for (const auto& [name, value] : r.policy) p.policy.push_back({name, value});
+        p.ranks.assign(static_cast<std::size_t>(r.world_size), evidence::RankInfo{});
+        for (std::size_t rank = 0; rank < p.ranks.size(); ++rank) {
+            p.ranks[rank].rank = static_cast<int>(rank);
+            p.ranks[rank].device_name = r.backend;
+        }
+        device_ = r.device;
+        // A resume retries what an earlier session could not decide (Coordinator::prepare).
+        for (auto& shape : shapes_) {
+            if (shape.decision && shape.decision->kind == evidence::DecisionKind::incomplete) {
+                shape.decision.reset();
+            }
+        }
+    }
+    void add(const evidence::RankJoinedRecord& r) {
+        auto& ranks = run_.provenance.ranks;
+        if (static_cast<std::size_t>(r.rank) >= ranks.size()) {
+            throw Error("journal: rank " + std::to_string(r.rank) + " joined a session of " +
+                        std::to_string(ranks.size()) + " ranks");
+        }
+        ranks[static_cast<std::size_t>(r.rank)].host = r.host;
+        ranks[static_cast<std::size_t>(r.rank)].driver = r.binding;
+    }
+    void add(const evidence::SessionEndedRecord& r) {
+        run_.provenance.finished_unix = r.finished_unix;
+        run_.provenance.exit_status = r.exit_status;
+        run_.provenance.complete = true;
+    }
+    void add(const evidence::CandidateResultRecord& r) { shape(r.result.shape_key).add_result(r); }
+    void add(const evidence::RaceOutcomeRecord& r) {
+        if (!r.stopped) shape(r.shape_key).race = r;
+    }
+    void add(const evidence::ShapeDecision& r) { shape(r.shape_key).decision = r; }
+    // Digests and load failures decide nothing the archive reports.
+    void add(const evidence::ShapeLoadedRecord&) {}
+    void add(const evidence::ShapeLoadFailedRecord&) {}
+    void add(const evidence::RunHeader&) { throw Error("journal: a second run header"); }
+
+    evidence::RunEvidence take() {
+        for (std::size_t i = 0; i < shapes_.size(); ++i) {
+            const ShapeProgress& shape = shapes_[i];
+            const auto shape_id = static_cast<std::uint32_t>(i);
+            run_.shapes.push_back(evidence::ShapeRecord{
+                device_, shape.planned().shape, shape.key(),
+                static_cast<std::uint32_t>(shape.planned().candidates.size())});
+            add_candidates(run_, shape_id, shape);
+            add_race(run_, shape_id, shape);
+            if (shape.decision)
+                run_.decisions.push_back(archive_decision_row(shape_id, *shape.decision));
+        }
+        return std::move(run_);
+    }
+
+private:
+    ShapeProgress& shape(const std::string& key) {
+        const auto it = index_.find(key);
+        if (it == index_.end()) throw Error("journal: a record for unplanned shape " + key);
+        return shapes_[it->second];
+    }
+
+    std::vector<ShapeProgress> shapes_;
+    std::map<std::string, std::size_t> index_;
+    family::DeviceKey device_;
+    evidence::RunEvidence run_;
+};
+
 }  // namespace
 
-evidence::RunEvidence build_run_evidence(const TuneOptions& options,
-                                         const family::DeviceKey& device,
-                                         const std::vector<ShapeProgress>& shapes,
-                                         const std::vector<RankState>& ranks,
-                                         const RunTimes& times) {
-    evidence::RunEvidence run;
-    auto& p = run.provenance;
-    p.tool_version = std::string(fhmoe::version());
-    p.command_line = options.command_line;
-    p.backend = options.backend;
-    p.seed = options.seed;
-    p.started_unix = times.started_unix;
-    p.finished_unix = times.finished_unix;
-    p.exit_status = times.exit_status;
-    p.complete = times.exit_status >= 0;
-    p.policy = policy_values(options);
-    for (std::size_t rank = 0; rank < ranks.size(); ++rank) {
-        evidence::RankInfo info;
-        info.rank = static_cast<int>(rank);
-        info.host = ranks[rank].host;
-        info.device_name = options.backend;
-        info.driver = ranks[rank].binding;
-        p.ranks.push_back(std::move(info));
+evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journal) {
+    JournalFold fold(journal.header);
+    for (const auto& record : journal.records) {
+        std::visit([&](const auto& typed) { fold.add(typed); }, record);
     }
-    for (std::size_t i = 0; i < shapes.size(); ++i) {
-        const ShapeProgress& shape = shapes[i];
-        const auto shape_id = static_cast<std::uint32_t>(i);
-        run.shapes.push_back(
-            evidence::ShapeRecord{device, shape.planned().shape, shape.key(),
-                                  static_cast<std::uint32_t>(shape.planned().candidates.size())});
-        add_candidates(run, shape_id, shape);
-        add_race(run, shape_id, shape);
-        if (shape.decision)
-            run.decisions.push_back(archive_decision_row(shape_id, *shape.decision));
-    }
-    return run;
+    return fold.take();
 }
 
 }  // namespace fhmoe::cluster

@@ -29,6 +29,7 @@ std::vector<SummaryLine> summarize_run(const std::vector<ShapeOutcome>& tuned_th
         line.shape = family::shape_key_string(outcome.planned->shape);
         line.lookup_token = family::padded_token(outcome.planned->shape.token);
         line.counts = format_counts(outcome.counts);
+        line.status_counts = outcome.counts;
         line.tuned = index.is_tuned(device, outcome.planned->shape);
         if (outcome.decision) {
             const auto& d = *outcome.decision;

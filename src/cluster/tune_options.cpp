@@ -46,6 +46,10 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
                                        "continue the run recorded in --journal: re-measure only "
                                        "what is missing (the run fingerprint must match)")(
         "evidence", "HDF5 evidence archive to write at checkpoints and at the end",
+        cxxopts::value<std::string>())(
+        "summary-json",
+        "also write the end-of-run summary as JSON: exit_code, ranks, policy, and per shape "
+        "its decision, candidates by status, race samples, winner, incumbent, margin",
         cxxopts::value<std::string>());
     options.add_options("selection")(
         "all", "retune shapes that already have a tuned row for this gfx/cu_num (aiter --all)")(
@@ -189,6 +193,8 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         if (o.journal_path.empty() && !o.tuned_path.empty())
             o.journal_path = o.tuned_path + ".journal";
         if (result.count("evidence") != 0) o.evidence_path = result["evidence"].as<std::string>();
+        if (result.count("summary-json") != 0)
+            o.summary_json_path = result["summary-json"].as<std::string>();
         if (result.count("chunk") != 0) {
             o.chunk_size = result["chunk"].as<std::size_t>();
             if (*o.chunk_size == 0) throw UsageError("--chunk must be >= 1");

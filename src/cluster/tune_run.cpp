@@ -14,7 +14,9 @@
 #include "fhmoe/cluster/replay.hpp"
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 #include "fhmoe/cluster/run_plan.hpp"
+#include "fhmoe/cluster/run_session.hpp"
 #include "fhmoe/cluster/run_summary.hpp"
+#include "fhmoe/cluster/run_summary_json.hpp"
 #include "fhmoe/cluster/tune_compare.hpp"
 #include "fhmoe/cluster/tuning_device.hpp"
 #include "fhmoe/config/lookup_key.hpp"
@@ -110,17 +112,38 @@ ExitCode exit_code_of(RunEnd end, const std::vector<ShapeOutcome>& outcomes) {
     return ExitCode::all_decided;
 }
 
-void write_evidence(const TuneOptions& options, const family::DeviceKey& device,
-                    const Coordinator& coordinator, const RunTimes& times) {
+// The archive is the fold of the journal as synced so far (run_evidence_builder.hpp): the
+// same code `fhmoe_evidence rebuild` runs on a journal a crash left behind, so the archive
+// written here and a rebuild from the journal cannot differ.
+void write_evidence(const TuneOptions& options) {
     if (options.evidence_path.empty()) return;
     try {
-        evidence::write_archive(
-            options.evidence_path,
-            build_run_evidence(options, device, coordinator.shapes(), coordinator.ranks(), times));
+        evidence::write_archive(options.evidence_path,
+                                build_run_evidence(evidence::read_journal(options.journal_path)));
     } catch (const Error& error) {
         // The journal holds everything the archive would; the tuned CSV is the product.
         spdlog::error("evidence archive not written: {}", error.what());
     }
+}
+
+// Rank 0's live account of the run for --summary-json: race timings counted from the races
+// it holds, not from the journal the archive is folded from.
+RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKey& device,
+                              const Coordinator& coordinator, ExitCode code, int world_size) {
+    RunSummaryFacts facts;
+    facts.exit_code = to_int(code);
+    facts.ranks = world_size;
+    facts.policy = session_started(options, device, world_size, 0).policy;
+    for (const auto& shape : coordinator.shapes()) {
+        std::size_t samples = 0;
+        if (shape.race) {
+            for (const auto& contender : shape.race->contenders) {
+                for (const auto& round : contender.samples_us) samples += round.empty() ? 0 : 1;
+            }
+        }
+        facts.race_samples[shape.key()] = samples;
+    }
+    return facts;
 }
 
 ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
@@ -142,8 +165,13 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
         throw;
     }
 
+    // The session's provenance goes to the journal before any result, so that a rebuild of
+    // a journal cut short at any record still says which run it was.
+    start.journal->append(session_started(options, device, world_size, started_unix));
+    start.journal->append(evidence::RankJoinedRecord{0, host, binding.reason});
+    start.journal->flush();
+
     supervisor::Supervisor local(supervisor_config(options, 0, true));
-    const Coordinator* coordinator_for_evidence = nullptr;
     CoordinatorContext context;
     context.options = &options;
     context.device = device;
@@ -155,11 +183,8 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     context.world_size = world_size;
     context.local_host = host;
     context.local_binding = binding.reason;
-    context.on_checkpoint = [&] {
-        write_evidence(options, device, *coordinator_for_evidence, RunTimes{started_unix, 0, -1});
-    };
+    context.on_checkpoint = [&] { write_evidence(options); };
     Coordinator coordinator(context);
-    coordinator_for_evidence = &coordinator;
 
     coordinator.prepare(start.prior);
     const RunEnd end = coordinator.run();
@@ -176,14 +201,30 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
                                        start.other_device, tuned_after, device);
     std::printf("%s", format_summary(summary).c_str());
     std::fflush(stdout);
+    if (!options.summary_json_path.empty()) {
+        try {
+            write_summary_json(
+                options.summary_json_path,
+                format_summary_json(summary,
+                                    summary_facts(options, device, coordinator, code, world_size)));
+        } catch (const Error& error) {
+            // Like the archive: the other ranks still wait to be released, and the tuned CSV
+            // is already written.
+            spdlog::error("summary JSON not written: {}", error.what());
+        }
+    }
     if (end == RunEnd::interrupted) {
         spdlog::warn(
             "interrupted: decided shapes are published; run again with --resume to "
             "finish (journal {})",
             options.journal_path);
     }
-    write_evidence(options, device, coordinator, RunTimes{started_unix, unix_now(), to_int(code)});
+    // Results that arrive while the members are released are journaled: the archive,
+    // written after them, holds them too.
     coordinator.release_members(to_int(code));
+    start.journal->append(evidence::SessionEndedRecord{unix_now(), to_int(code)});
+    start.journal->sync();
+    write_evidence(options);
     local.shutdown();
     return code;
 }

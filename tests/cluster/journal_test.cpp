@@ -74,6 +74,15 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     race.rounds_completed = 2;
     race.contenders.push_back(RaceContenderRecord{
         0, decision.winner.value(), true, tuning::Status::ok, "", {{1.0, 2.0}, {3.0}}});
+    SessionStartedRecord session;
+    session.command_line = {"fhmoe_tune_mpi", "-i", "a b.csv", ""};
+    session.backend = "cpu";
+    session.seed = 0xFFFFFFFFFFFFFFFFULL;
+    session.device = family::DeviceKey{"gfx950", 256};
+    session.world_size = 4;
+    session.started_unix = 1700000000;
+    session.tool_version = "0.1.0";
+    session.policy = {{"iters", 101.0}, {"min_improvement_pct", 3.5}};
     {
         auto writer = JournalWriter::create(path, sample_header());
         writer.append(ShapeLoadedRecord{"t3", 0xABCDEFULL, {}, 0.5});
@@ -81,12 +90,15 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
         writer.append(sample_result(4));
         writer.append(race);
         writer.append(decision);
+        writer.append(session);
+        writer.append(RankJoinedRecord{3, "node7", "CUDA_VISIBLE_DEVICES=2"});
+        writer.append(SessionEndedRecord{1700000123, 3});
     }
     const JournalContents contents = read_journal(path);
     EXPECT_EQ(contents.header.fingerprint, sample_header().fingerprint);
     ASSERT_EQ(contents.header.shapes.size(), 1U);
     EXPECT_EQ(contents.header.shapes[0].incumbent_row_us, 12.5);
-    ASSERT_EQ(contents.records.size(), 5U);
+    ASSERT_EQ(contents.records.size(), 8U);
     EXPECT_EQ(std::get<ShapeLoadedRecord>(contents.records[0]).reference_digest, 0xABCDEFULL);
     EXPECT_EQ(std::get<ShapeLoadFailedRecord>(contents.records[1]).detail, "boom");
     EXPECT_EQ(std::get<CandidateResultRecord>(contents.records[2]).result.timing.mean_us, 42.0);
@@ -96,6 +108,22 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     EXPECT_EQ(read_decision.kind, DecisionKind::promote);
     EXPECT_EQ(read_decision.margin_pct, 4.5);
     EXPECT_EQ(read_decision.published_candidate, decision.published_candidate);
+    const auto& read_session = std::get<SessionStartedRecord>(contents.records[5]);
+    EXPECT_EQ(read_session.command_line, session.command_line);
+    EXPECT_EQ(read_session.backend, "cpu");
+    EXPECT_EQ(read_session.seed, session.seed);
+    EXPECT_EQ(read_session.device, session.device);
+    EXPECT_EQ(read_session.world_size, 4);
+    EXPECT_EQ(read_session.started_unix, 1700000000);
+    EXPECT_EQ(read_session.tool_version, "0.1.0");
+    EXPECT_EQ(read_session.policy, session.policy);
+    const auto& joined = std::get<RankJoinedRecord>(contents.records[6]);
+    EXPECT_EQ(joined.rank, 3);
+    EXPECT_EQ(joined.host, "node7");
+    EXPECT_EQ(joined.binding, "CUDA_VISIBLE_DEVICES=2");
+    const auto& ended = std::get<SessionEndedRecord>(contents.records[7]);
+    EXPECT_EQ(ended.finished_unix, 1700000123);
+    EXPECT_EQ(ended.exit_status, 3);
     EXPECT_EQ(contents.torn_tail_bytes, 0U);
 }
 

@@ -29,6 +29,10 @@ TEST(TuneOptions, DefaultsComeFromTheTuningPolicy) {
     EXPECT_EQ(o.backend, "cpu");
     EXPECT_FALSE(o.candidate_sample.has_value());
     EXPECT_FALSE(o.run_config.has_value());
+    EXPECT_TRUE(o.summary_json_path.empty());
+    EXPECT_EQ(
+        parse({"-i", "in.csv", "-o", "out.csv", "--summary-json", "s.json"}).summary_json_path,
+        "s.json");
 }
 
 TEST(TuneOptions, AiterFlagNamesSetThePolicy) {
@@ -99,6 +103,7 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--journal",
                              "--resume",
                              "--evidence",
+                             "--summary-json",
                              "--finalists",
                              "--rounds",
                              "--seed",

@@ -5,6 +5,12 @@ and the values of every candidate, shape and decision. Also checks that `fhmoe_e
 export` writes the same columns as the datasets hold.
 
     check_archive_with_h5py.py --writer PATH --tool PATH
+
+With --archive and --summary-json instead, checks the archive of a real fhmoe_tune_mpi run
+against the summary the tuner wrote itself (--summary-json): every dataset's row count, and
+per shape the status counts and the decision.
+
+    check_archive_with_h5py.py --archive RUN.h5 --summary-json SUMMARY.json
 """
 
 import argparse
@@ -134,11 +140,66 @@ def check_export(tool, path, sidecar, columns, directory):
         check(len(rows) - 1 == sidecar["rows"][table], f"{table}.csv row count")
 
 
+# Summary lines of shapes the run skipped: they have no row in the archive.
+SKIPPED = {"already tuned", "other device"}
+
+
+def check_against_run_summary(path, summary):
+    """Row counts of a real run's archive against the tuner's own --summary-json."""
+    tuned = [shape for shape in summary["shapes"] if shape["decision"] not in SKIPPED]
+    expected_rows = {
+        "shapes": len(tuned),
+        "candidates": sum(sum(shape["candidates"].values()) for shape in tuned),
+        "race": sum(shape["race_samples"] for shape in tuned),
+        "decisions": sum(1 for shape in tuned if shape["decision"] in DECISION_NAMES),
+        "ranks": summary["ranks"],
+        "policy": len(summary["policy"]),
+    }
+    with h5py.File(path, "r") as archive:
+        for table in TABLES:
+            check(len(archive[table]) == expected_rows[table],
+                  f"/{table}: {len(archive[table])} rows, the run's summary says "
+                  f"{expected_rows[table]}")
+        decision_of = {v: k for k, v in
+                       h5py.check_enum_dtype(archive["shapes"].dtype["decision"]).items()}
+        shapes = {text(row["shape_key"]): row for row in archive["shapes"][()]}
+        for expected in tuned:
+            row = shapes.get(expected["shape"])
+            if row is None:
+                check(False, f"/shapes has no row for {expected['shape']}")
+                continue
+            for status in STATUS_NAMES:
+                archived = int(row["n_" + status])
+                wanted = expected["candidates"].get(status, 0)
+                check(archived == wanted,
+                      f"/shapes {expected['shape']}: n_{status} {archived}, summary {wanted}")
+            check(decision_of[row["decision"]] == expected["decision"],
+                  f"/shapes {expected['shape']}: decision {decision_of[row['decision']]}, "
+                  f"summary {expected['decision']}")
+        policy = {text(row["name"]): float(row["value"]) for row in archive["policy"][()]}
+        check(policy == summary["policy"], f"/policy {policy} != summary {summary['policy']}")
+        check(int(archive.attrs["exit_status"]) == summary["exit_code"], "exit_status")
+    print("rows:", expected_rows)
+
+
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--writer", required=True)
-    parser.add_argument("--tool", required=True)
+    parser.add_argument("--writer")
+    parser.add_argument("--tool")
+    parser.add_argument("--archive")
+    parser.add_argument("--summary-json")
     args = parser.parse_args()
+    if args.archive or args.summary_json:
+        if not (args.archive and args.summary_json):
+            parser.error("--archive and --summary-json go together")
+        summary = json.loads(Path(args.summary_json).read_text(encoding="utf-8"))
+        check_against_run_summary(args.archive, summary)
+        for failure in failures:
+            print("FAIL:", failure)
+        print(f"{len(failures)} failures")
+        return 1 if failures else 0
+    if not (args.writer and args.tool):
+        parser.error("--writer and --tool are required (or --archive and --summary-json)")
     with tempfile.TemporaryDirectory(prefix="fhmoe-h5py-") as scratch:
         archive = Path(scratch) / "run.h5"
         sidecar_path = Path(scratch) / "run.json"

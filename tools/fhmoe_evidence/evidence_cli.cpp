@@ -2,10 +2,12 @@
 
 #include <cxxopts.hpp>
 
+#include "fhmoe/cluster/run_evidence_builder.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/csv_export.hpp"
 #include "fhmoe/evidence/evidence_diff.hpp"
+#include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/exit_code.hpp"
 #include "fhmoe_evidence/diff_report.hpp"
 #include "fhmoe_evidence/summary_report.hpp"
@@ -20,7 +22,9 @@ constexpr const char* kUsage =
     "                                 gfx/cu_num/shape_key)\n"
     "  diff OLD NEW [--min-pct P] [--sigmas S]\n"
     "                                 night-to-night changes; exit 0 none, 1 some\n"
-    "  export FILE --csv DIR          one CSV per table into DIR\n";
+    "  export FILE --csv DIR          one CSV per table into DIR\n"
+    "  rebuild JOURNAL --out FILE     the archive from a run journal alone (after a crash, or\n"
+    "                                 to check an archive); a torn last record is ignored\n";
 
 // A command line the user got wrong: exit 2 with the message and the usage.
 class UsageError : public Error {
@@ -104,6 +108,31 @@ int export_tables(const std::vector<std::string>& args, std::ostream& out) {
     return to_int(ExitCode::all_decided);
 }
 
+// The tuner writes its archive with the same fold of its journal (run_evidence_builder.hpp),
+// so a rebuild of a finished run's journal equals the archive written at its end, and a
+// rebuild of a killed run's journal is the evidence the run had journaled when it died.
+int rebuild(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    cxxopts::Options options("rebuild");
+    options.add_options()("journal", "run journal", cxxopts::value<std::string>())(
+        "out", "archive to write", cxxopts::value<std::string>());
+    const auto parsed = parse("rebuild", args, options, {"journal"});
+    if (parsed.count("out") == 0) throw UsageError("rebuild: missing --out FILE");
+    const std::string journal_path = parsed["journal"].as<std::string>();
+    const JournalContents journal = read_journal(journal_path);
+    if (journal.torn_tail_bytes > 0) {
+        err << "fhmoe_evidence: " << journal_path << ": ignoring a torn last record ("
+            << journal.torn_tail_bytes << " bytes: " << journal.torn_tail_reason << ")\n";
+    }
+    const RunEvidence evidence = cluster::build_run_evidence(journal);
+    const std::string archive = parsed["out"].as<std::string>();
+    write_archive(archive, evidence);
+    out << archive << ": " << evidence.shapes.size() << " shapes, " << evidence.candidates.size()
+        << " candidates, " << evidence.race.size() << " race samples, " << evidence.decisions.size()
+        << " decisions" << (evidence.provenance.complete ? "" : " (the run did not finish)")
+        << '\n';
+    return to_int(ExitCode::all_decided);
+}
+
 }  // namespace
 
 int run_evidence_cli(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -118,6 +147,7 @@ int run_evidence_cli(const std::vector<std::string>& args, std::ostream& out, st
         if (command == "show") return show(args, out);
         if (command == "diff") return diff(args, out);
         if (command == "export") return export_tables(args, out);
+        if (command == "rebuild") return rebuild(args, out, err);
         throw UsageError("unknown command '" + command + "'");
     } catch (const UsageError& error) {
         err << "fhmoe_evidence: " << error.what() << '\n' << kUsage;

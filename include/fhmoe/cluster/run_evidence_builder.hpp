@@ -1,28 +1,23 @@
 #pragma once
 
-// Rank 0's state as the archive's RunEvidence (evidence/run_evidence.hpp): one candidate row
-// per planned candidate (the merged result, with its time relative to the incumbent), every
-// race round, every decision, and the run's provenance.
+// The archive's RunEvidence (evidence/run_evidence.hpp), folded from journal records alone:
+// one candidate row per planned candidate (the merged result, with its time relative to the
+// incumbent), every race round, every decision, and the run's provenance (from the session
+// records). The tuner writes its archive through this fold of its own journal, and
+// `fhmoe_evidence rebuild` runs the same fold on a journal left behind by a crash, so the two
+// cannot drift apart. No MPI: the offline tool links it.
 
-#include <cstdint>
-#include <vector>
-
-#include "fhmoe/cluster/coordinator.hpp"
-#include "fhmoe/cluster/tune_options.hpp"
+#include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/evidence/run_evidence.hpp"
 
 namespace fhmoe::cluster {
 
-struct RunTimes {
-    std::int64_t started_unix = 0;
-    std::int64_t finished_unix = 0;  // 0 at a checkpoint
-    int exit_status = -1;            // -1 at a checkpoint
-};
-
-evidence::RunEvidence build_run_evidence(const TuneOptions& options,
-                                         const family::DeviceKey& device,
-                                         const std::vector<ShapeProgress>& shapes,
-                                         const std::vector<RankState>& ranks,
-                                         const RunTimes& times);
+// Records are folded the way rank 0 acts on them (coordinator.hpp): results merge per
+// planned candidate, a race cut short by a stop is ignored, and an `incomplete` decision of
+// an earlier session is dropped when a --resume starts (the resume retries the shape). The
+// provenance is the latest session's; without a session_ended record the archive says the
+// run did not finish (complete false, exit_status -1). Throws fhmoe::Error for a record
+// naming a shape the header did not plan (a journal that contradicts itself).
+evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journal);
 
 }  // namespace fhmoe::cluster

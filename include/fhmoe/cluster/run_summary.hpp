@@ -26,7 +26,8 @@ struct ShapeOutcome {
 struct SummaryLine {
     std::string shape;  // shape key with the raw token
     std::int64_t lookup_token = 0;
-    std::string counts;  // "8 ok, 1 crash"
+    std::string counts;                  // "8 ok, 1 crash"
+    tuning::StatusCounts status_counts;  // the same, as numbers
     std::string incumbent;
     std::string winner;
     std::optional<double> margin_pct;

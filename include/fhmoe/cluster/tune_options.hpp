@@ -36,7 +36,8 @@ struct TuneOptions {
     std::string backend = "cpu";  // cpu | gpu | sim
     std::string journal_path;     // default: <tuned_path>.journal
     bool resume = false;
-    std::string evidence_path;  // empty: no archive
+    std::string evidence_path;      // empty: no archive
+    std::string summary_json_path;  // empty: the summary is only printed
     std::optional<std::size_t> chunk_size;
     std::string inject_fault;  // passed to every worker verbatim (fault grammar of #5)
     bool verbose = false;

@@ -19,6 +19,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -31,7 +32,9 @@
 namespace fhmoe::evidence {
 
 // Frame version of journal records; a journal of another version is refused, not guessed.
-inline constexpr std::uint16_t journal_format_version = 1;
+// 2: the session records (session_started, rank_joined, session_ended) that make the
+// journal the evidence archive's only source.
+inline constexpr std::uint16_t journal_format_version = 2;
 
 enum class JournalRecordType : std::uint16_t {
     run_header = 1,
@@ -40,6 +43,9 @@ enum class JournalRecordType : std::uint16_t {
     candidate_result = 4,
     race_outcome = 5,
     decision = 6,
+    session_started = 7,
+    rank_joined = 8,
+    session_ended = 9,
 };
 
 // One shape as the run planned it. The candidate list is stored whole so that a resume
@@ -131,8 +137,38 @@ struct ShapeDecision {
     double published_err = 0.0;
 };
 
+// One launch of the tuner on this journal: the first run and every --resume. Together with
+// rank_joined and session_ended it holds the run provenance the evidence archive reports,
+// so that the archive can be rebuilt from the journal alone after any crash.
+struct SessionStartedRecord {
+    std::vector<std::string> command_line;  // argv, one element per argument
+    std::string backend;
+    std::uint64_t seed = 0;
+    family::DeviceKey device;  // the gfx/cu_num the shapes are tuned for
+    int world_size = 1;        // MPI ranks of this launch
+    std::int64_t started_unix = 0;
+    std::string tool_version;
+    // The policy values the archive's /policy lists, by name, in this order.
+    std::vector<std::pair<std::string, double>> policy;
+};
+
+// A rank of the current session said hello (rank 0 joins with the session).
+struct RankJoinedRecord {
+    int rank = 0;
+    std::string host;
+    std::string binding;  // how the rank chose its device (device_binding.hpp)
+};
+
+// The current session ended with this exit code (absent after a kill: the archive then
+// says the run did not finish).
+struct SessionEndedRecord {
+    std::int64_t finished_unix = 0;
+    int exit_status = 0;
+};
+
 using JournalRecord = std::variant<RunHeader, ShapeLoadedRecord, ShapeLoadFailedRecord,
-                                   CandidateResultRecord, RaceOutcomeRecord, ShapeDecision>;
+                                   CandidateResultRecord, RaceOutcomeRecord, ShapeDecision,
+                                   SessionStartedRecord, RankJoinedRecord, SessionEndedRecord>;
 
 // One record's frame bytes, and the inverse (throws wire::WireError on a malformed payload).
 std::vector<std::uint8_t> encode_journal_record(const JournalRecord& record);

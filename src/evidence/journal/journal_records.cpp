@@ -214,6 +214,72 @@ ShapeDecision decode_decision(wire::ByteReader& in) {
     return record;
 }
 
+void encode_body(wire::ByteWriter& out, const SessionStartedRecord& record) {
+    out.u32(static_cast<std::uint32_t>(record.command_line.size()));
+    for (const auto& argument : record.command_line) out.string(argument);
+    out.string(record.backend);
+    out.u64(record.seed);
+    out.string(record.device.gfx);
+    out.i32(record.device.cu_num);
+    out.i32(record.world_size);
+    out.i64(record.started_unix);
+    out.string(record.tool_version);
+    out.u32(static_cast<std::uint32_t>(record.policy.size()));
+    for (const auto& [name, value] : record.policy) {
+        out.string(name);
+        out.f64(value);
+    }
+}
+
+SessionStartedRecord decode_session_started(wire::ByteReader& in) {
+    SessionStartedRecord record;
+    const std::uint32_t arguments = in.count(4);
+    for (std::uint32_t i = 0; i < arguments; ++i) record.command_line.push_back(in.string());
+    record.backend = in.string();
+    record.seed = in.u64();
+    record.device.gfx = in.string();
+    record.device.cu_num = in.i32();
+    record.world_size = in.i32();
+    if (record.world_size < 1) {
+        throw wire::WireError("bad world size " + std::to_string(record.world_size));
+    }
+    record.started_unix = in.i64();
+    record.tool_version = in.string();
+    const std::uint32_t values = in.count(12);
+    for (std::uint32_t i = 0; i < values; ++i) {
+        std::string name = in.string();
+        record.policy.emplace_back(std::move(name), in.f64());
+    }
+    return record;
+}
+
+void encode_body(wire::ByteWriter& out, const RankJoinedRecord& record) {
+    out.i32(record.rank);
+    out.string(record.host);
+    out.string(record.binding);
+}
+
+RankJoinedRecord decode_rank_joined(wire::ByteReader& in) {
+    RankJoinedRecord record;
+    record.rank = in.i32();
+    if (record.rank < 0) throw wire::WireError("bad rank " + std::to_string(record.rank));
+    record.host = in.string();
+    record.binding = in.string();
+    return record;
+}
+
+void encode_body(wire::ByteWriter& out, const SessionEndedRecord& record) {
+    out.i64(record.finished_unix);
+    out.i32(record.exit_status);
+}
+
+SessionEndedRecord decode_session_ended(wire::ByteReader& in) {
+    SessionEndedRecord record;
+    record.finished_unix = in.i64();
+    record.exit_status = in.i32();
+    return record;
+}
+
 template <typename Record>
 constexpr JournalRecordType type_of() {
     if constexpr (std::is_same_v<Record, RunHeader>) return JournalRecordType::run_header;
@@ -226,6 +292,13 @@ constexpr JournalRecordType type_of() {
     }
     if constexpr (std::is_same_v<Record, RaceOutcomeRecord>) return JournalRecordType::race_outcome;
     if constexpr (std::is_same_v<Record, ShapeDecision>) return JournalRecordType::decision;
+    if constexpr (std::is_same_v<Record, SessionStartedRecord>) {
+        return JournalRecordType::session_started;
+    }
+    if constexpr (std::is_same_v<Record, RankJoinedRecord>) return JournalRecordType::rank_joined;
+    if constexpr (std::is_same_v<Record, SessionEndedRecord>) {
+        return JournalRecordType::session_ended;
+    }
 }
 
 }  // namespace
@@ -264,6 +337,9 @@ JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uin
             break;
         case JournalRecordType::race_outcome: record = decode_race_outcome(in); break;
         case JournalRecordType::decision: record = decode_decision(in); break;
+        case JournalRecordType::session_started: record = decode_session_started(in); break;
+        case JournalRecordType::rank_joined: record = decode_rank_joined(in); break;
+        case JournalRecordType::session_ended: record = decode_session_ended(in); break;
         default: throw wire::WireError("unknown journal record type " + std::to_string(type));
     }
     in.expect_end();

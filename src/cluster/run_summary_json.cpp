@@ -1,0 +1,102 @@
+#include "fhmoe/cluster/run_summary_json.hpp"
+
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+
+#include "fhmoe/error.hpp"
+
+namespace fhmoe::cluster {
+namespace {
+
+std::string quoted(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        switch (c) {
+            case '"': out += "\\\""; break;
+            case '\\': out += "\\\\"; break;
+            case '\n': out += "\\n"; break;
+            case '\r': out += "\\r"; break;
+            case '\t': out += "\\t"; break;
+            default:
+                if (static_cast<unsigned char>(c) < 0x20) {
+                    char escape[8];
+                    std::snprintf(escape, sizeof(escape), "\\u%04x", c);
+                    out += escape;
+                } else {
+                    out += c;
+                }
+        }
+    }
+    return out + "\"";
+}
+
+// Round-trips a double exactly; JSON has no NaN or infinity, so those are null.
+std::string number(double value) {
+    if (!std::isfinite(value)) return "null";
+    char text[32];
+    std::snprintf(text, sizeof(text), "%.17g", value);
+    return text;
+}
+
+std::string status_counts(const tuning::StatusCounts& counts) {
+    std::string out = "{";
+    for (tuning::Status status : tuning::all_statuses) {
+        if (counts[status] == 0) continue;
+        if (out.size() > 1) out += ", ";
+        out +=
+            quoted(std::string(tuning::to_string(status))) + ": " + std::to_string(counts[status]);
+    }
+    return out + "}";
+}
+
+}  // namespace
+
+std::string format_summary_json(const std::vector<SummaryLine>& lines,
+                                const RunSummaryFacts& facts) {
+    std::string out = "{\"exit_code\": " + std::to_string(facts.exit_code) +
+                      ", \"ranks\": " + std::to_string(facts.ranks) + ", \"policy\": {";
+    for (std::size_t i = 0; i < facts.policy.size(); ++i) {
+        if (i > 0) out += ", ";
+        out += quoted(facts.policy[i].first) + ": " + number(facts.policy[i].second);
+    }
+    out += "},\n \"shapes\": [";
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        const SummaryLine& line = lines[i];
+        const auto race = facts.race_samples.find(line.shape);
+        out += i > 0 ? ",\n  " : "\n  ";
+        out += "{\"shape\": " + quoted(line.shape) +
+               ", \"lookup_token\": " + std::to_string(line.lookup_token) +
+               ", \"decision\": " + quoted(line.decision) +
+               ", \"tuned\": " + (line.tuned ? "true" : "false") +
+               ", \"candidates\": " + status_counts(line.status_counts) + ", \"race_samples\": " +
+               std::to_string(race == facts.race_samples.end() ? 0 : race->second) +
+               ", \"winner\": " + quoted(line.winner) +
+               ", \"incumbent\": " + quoted(line.incumbent) +
+               ", \"margin_pct\": " + (line.margin_pct ? number(*line.margin_pct) : "null") +
+               ", \"reason\": " + quoted(line.reason) + "}";
+    }
+    out += "]}\n";
+    return out;
+}
+
+void write_summary_json(const std::string& path, const std::string& text) {
+    const std::string temporary = path + ".tmp";
+    {
+        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
+        out << text;
+        out.flush();
+        if (!out) {
+            throw InputError(path, 0, 0, "--summary-json",
+                             std::string("cannot write: ") + std::strerror(errno));
+        }
+    }
+    std::error_code error;
+    std::filesystem::rename(temporary, path, error);
+    if (error) throw InputError(path, 0, 0, "--summary-json", "cannot write: " + error.message());
+}
+
+}  // namespace fhmoe::cluster
