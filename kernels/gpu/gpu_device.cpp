@@ -23,6 +23,12 @@ std::string version_text(int version) {
 
 }  // namespace
 
+int gpu_device_count() {
+    int count = 0;
+    FHMOE_GPU_CHECK(hipGetDeviceCount(&count));
+    return count;
+}
+
 GpuDeviceFacts bind_gpu_device(int ordinal) {
     int count = 0;
     FHMOE_GPU_CHECK(hipGetDeviceCount(&count));

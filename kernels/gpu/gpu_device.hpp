@@ -22,6 +22,9 @@ struct GpuDeviceFacts {
     std::string runtime_version;  // "13.0"
 };
 
+// Devices the runtime sees (after CUDA_/ROCR_/HIP_VISIBLE_DEVICES), without creating a context.
+int gpu_device_count();
+
 // Makes `ordinal` the calling thread's device and creates its context now, so that start-up
 // cost and start-up errors land here rather than in the first timed run.
 GpuDeviceFacts bind_gpu_device(int ordinal);

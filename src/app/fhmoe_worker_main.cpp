@@ -16,6 +16,25 @@
 #include "fhmoe/worker/worker_loop.hpp"
 #include "fhmoe/worker/worker_options.hpp"
 
+namespace {
+
+// The rank never touches the GPU itself: before its first shape it asks a short-lived worker
+// how many devices it sees and, for the device it picked, which gfx/cu_num the tuned rows
+// carry. One `key=value` per line, the name last (it may hold spaces).
+int describe_device(const fhmoe::worker::WorkerOptions& options) {
+    std::printf("devices=%d\n", fhmoe::worker::visible_device_count(options.backend));
+    if (options.device_given) {
+        const auto backend = fhmoe::worker::make_backend(options.backend, options.backend_options);
+        const fhmoe::family::DeviceKey key = backend->tuning_key();
+        const fhmoe::tuning::MeasuredOn device = backend->device();
+        std::printf("gfx=%s\ncu_num=%d\nuuid=%s\nname=%s\n", key.gfx.c_str(), key.cu_num,
+                    device.device_uuid.c_str(), device.device_name.c_str());
+    }
+    return std::fflush(stdout) == 0 ? 0 : fhmoe::to_int(fhmoe::ExitCode::internal_error);
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
     // Die with the supervisor, whatever killed it: an orphaned worker would hold its GPU.
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -36,6 +55,7 @@ int main(int argc, char** argv) {
         if (options.supervisor_pid != 0 && ::getppid() != options.supervisor_pid) {
             return fhmoe::to_int(fhmoe::ExitCode::internal_error);
         }
+        if (options.describe_device) return describe_device(options);
         auto backend = fhmoe::worker::make_backend(options.backend, options.backend_options);
         return fhmoe::worker::serve(*backend, options.faults, options.socket_fd);
     } catch (const fhmoe::InputError& error) {

@@ -1,9 +1,22 @@
 #include "fhmoe/cluster/tuned_outputs.hpp"
 
+#include <cmath>
+#include <optional>
+
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/name_grammar.hpp"
 
 namespace fhmoe::cluster {
+namespace {
+
+// The CSV is read by people and by serving: aiter rounds us to 4 decimals; err (a fraction)
+// keeps 6. The full-precision values stay in the journal and the archive.
+std::optional<double> rounded(const std::optional<double>& value, double scale) {
+    if (!value) return value;
+    return std::round(*value * scale) / scale;
+}
+
+}  // namespace
 
 config::TunedRow tuned_row_for(const family::DeviceKey& device,
                                const evidence::PlannedShape& planned,
@@ -16,8 +29,8 @@ config::TunedRow tuned_row_for(const family::DeviceKey& device,
     row.ksplit = 0;  // the family has no split-K (aiter's `kb` names are refused on import)
     row.kernel_name1 = family::format_stage1_name(decision.published_candidate.stage1);
     row.kernel_name2 = family::format_stage2_name(decision.published_candidate.stage2);
-    row.us = decision.published_us;
-    row.err = decision.published_err;
+    row.us = rounded(decision.published_us, 1e4);
+    row.err = rounded(decision.published_err, 1e6);
     return row;
 }
 

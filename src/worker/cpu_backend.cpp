@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <thread>
 #include <vector>
 
 #include "fhmoe/family/memory_estimate.hpp"
@@ -83,6 +84,10 @@ public:
 
     std::string_view name() const override { return "cpu"; }
     tuning::MeasuredOn device() const override { return device_; }
+    family::DeviceKey tuning_key() const override {
+        return family::DeviceKey{
+            "cpu", static_cast<int>(std::max(1U, std::thread::hardware_concurrency()))};
+    }
 
     LoadedShape load(const family::ShapeKey& shape, std::uint64_t seed) override {
         loaded_.reset();  // free the previous shape before building the next

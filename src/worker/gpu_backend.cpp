@@ -110,6 +110,9 @@ public:
 
     std::string_view name() const override { return "gpu"; }
     tuning::MeasuredOn device() const override { return device_; }
+    family::DeviceKey tuning_key() const override {
+        return family::DeviceKey{facts_.arch, facts_.multiprocessors};
+    }
 
     LoadedShape load(const family::ShapeKey& shape, std::uint64_t seed) override {
         loaded_.reset();  // free the previous shape's device memory before the next upload

@@ -110,6 +110,7 @@ public:
 
     std::string_view name() const override { return "sim"; }
     tuning::MeasuredOn device() const override { return device_; }
+    family::DeviceKey tuning_key() const override { return family::DeviceKey{"sim", 1}; }
 
     LoadedShape load(const family::ShapeKey& shape, std::uint64_t seed) override {
         if (auto why = family::why_shape_unsupported(shape)) {

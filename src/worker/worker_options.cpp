@@ -27,7 +27,10 @@ cxxopts::Options make_options() {
                                                    "cpu: threads per op (0: all cores)",
                                                    cxxopts::value<int>()->default_value("0"))(
         "sim-speed", "sim: speed factor of the simulated device",
-        cxxopts::value<double>()->default_value("1.0"))("help", "print usage");
+        cxxopts::value<double>()->default_value("1.0"))(
+        "describe-device",
+        "print devices=N (and with --device: gfx, cu_num, name, uuid of that device) and exit")(
+        "help", "print usage");
     return options;
 }
 
@@ -50,6 +53,8 @@ WorkerOptions parse_worker_options(const std::vector<std::string>& args) {
         parsed.socket_fd = result["socket-fd"].as<int>();
         parsed.supervisor_pid = result["supervisor-pid"].as<int>();
         parsed.backend_options.device_index = result["device"].as<int>();
+        parsed.device_given = result.count("device") != 0;
+        parsed.describe_device = result.count("describe-device") != 0;
         parsed.backend_options.sim_speed = result["sim-speed"].as<double>();
         parsed.backend_options.cpu_threads = result["cpu-threads"].as<int>();
         if (result.count("memory-limit-bytes") != 0) {

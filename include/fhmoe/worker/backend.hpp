@@ -70,6 +70,9 @@ public:
     virtual std::string_view name() const = 0;
     // host, device name/uuid/index and the worker's pid; rank is the supervisor's to fill.
     virtual tuning::MeasuredOn device() const = 0;
+    // The device columns (gfx, cu_num) of the tuned rows measured here: the GPU's
+    // architecture and compute-unit count; "cpu" and the hardware threads; "sim" and 1.
+    virtual family::DeviceKey tuning_key() const = 0;
     // Generates the shape's inputs and reference from the seed; throws on failure (a
     // std::bad_alloc when memory runs out). Replaces any previously loaded shape.
     virtual LoadedShape load(const family::ShapeKey& shape, std::uint64_t seed) = 0;
@@ -91,5 +94,9 @@ struct BackendOptions {
 // "cpu", "sim", or "gpu" in a build with FHMOE_GPU_BACKEND=CUDA|HIP (otherwise "gpu" throws
 // BackendNotAvailable); anything else is an InputError naming the valid names.
 std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
+
+// Devices the backend can see from this process without binding one (gpu: the runtime's
+// count, after CUDA_/ROCR_/HIP_VISIBLE_DEVICES; cpu and sim: 0). Throws as make_backend does.
+int visible_device_count(std::string_view name);
 
 }  // namespace fhmoe::worker

@@ -18,6 +18,10 @@ struct WorkerOptions {
     FaultPlan faults;
     int socket_fd = worker_socket_fd;
     int supervisor_pid = 0;  // 0: not checked
+    // --describe-device: print what the rank needs before any shape (device count; with
+    // --device also the bound device's tuned-row key and identity) and exit.
+    bool describe_device = false;
+    bool device_given = false;  // --device was on the command line
 };
 
 // Throws fhmoe::InputError naming the flag on a bad value.
