@@ -19,6 +19,7 @@
 #include "fhmoe/cluster/run_summary_json.hpp"
 #include "fhmoe/cluster/tune_compare.hpp"
 #include "fhmoe/cluster/tuning_device.hpp"
+#include "fhmoe/cluster/worker_device_probe.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/evidence/archive.hpp"
@@ -34,16 +35,49 @@ std::int64_t unix_now() {
 }
 
 supervisor::SupervisorConfig supervisor_config(const TuneOptions& options, int rank,
-                                               bool with_faults) {
+                                               const DeviceBinding& binding, bool with_faults) {
     supervisor::SupervisorConfig config;
     config.worker_executable = options.worker_path;
     config.backend = options.backend;
     if (with_faults && !options.inject_fault.empty()) {
         config.worker_args = {"--inject-fault", options.inject_fault};
     }
+    if (binding.device_index >= 0) {
+        config.worker_args.push_back("--device");
+        config.worker_args.push_back(std::to_string(binding.device_index));
+    }
     config.rank = rank;
     config.stop_grace_s = options.stop_grace_s;
     return config;
+}
+
+// The rank's device: from the launcher's visibility variables or its local rank, over the
+// devices a worker of this backend can see (the rank never opens the GPU itself).
+DeviceBinding bind_rank_device(const TuneOptions& options, int rank) {
+    if (options.backend != "gpu") return choose_device(process_environment(), local_rank(), 0);
+    WorkerDeviceDescription visible;
+    try {
+        visible = describe_worker_device(options.worker_path, options.backend, std::nullopt);
+    } catch (const Error& error) {
+        throw NotAvailableError("--backend gpu on rank " + std::to_string(rank) + ": " +
+                                error.what());
+    }
+    const DeviceBinding binding =
+        choose_device(process_environment(), local_rank(), visible.visible_devices);
+    if (binding.device_index < 0) {
+        throw NotAvailableError("--backend gpu: rank " + std::to_string(rank) + " sees no GPU (" +
+                                binding.reason + ")");
+    }
+    return binding;
+}
+
+// The gfx/cu_num the run's rows carry: for gpu, what the worker reports for rank 0's device.
+family::DeviceKey tuning_device_of_run(const TuneOptions& options, const DeviceBinding& binding) {
+    if (options.backend != "gpu") return tuning_device_for_backend(options.backend);
+    const WorkerDeviceDescription described =
+        describe_worker_device(options.worker_path, options.backend, binding.device_index);
+    FHMOE_CHECK(described.key.has_value(), "a worker asked about a device names its key");
+    return *described.key;
 }
 
 // The journal and plan a rank-0 run continues from.
@@ -152,10 +186,10 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     family::DeviceKey device;
     RunStart start;
     try {
-        device = tuning_device_for_backend(options.backend);
+        device = tuning_device_of_run(options, binding);
         if (options.run_config) {
-            const ExitCode code =
-                run_config_replay(options, device, supervisor_config(options, 0, false), signals);
+            const ExitCode code = run_config_replay(
+                options, device, supervisor_config(options, 0, binding, false), signals);
             release_member_ranks(channel, world_size, to_int(code), {});
             return code;
         }
@@ -171,7 +205,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     start.journal->append(evidence::RankJoinedRecord{0, host, binding.reason});
     start.journal->flush();
 
-    supervisor::Supervisor local(supervisor_config(options, 0, true));
+    supervisor::Supervisor local(supervisor_config(options, 0, binding, true));
     CoordinatorContext context;
     context.options = &options;
     context.device = device;
@@ -193,7 +227,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     coordinator.checkpoint();
     if (options.compare && end == RunEnd::finished) {
         compare_and_update(options, device, coordinator.final_decisions(),
-                           supervisor_config(options, 0, false), signals);
+                           supervisor_config(options, 0, binding, false), signals);
     }
 
     const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);
@@ -240,14 +274,14 @@ ExitCode run_tune(const TuneOptions& options) {
     const int rank = world_rank();
     const int size = world_size();
     TerminationSignals signals;
-    const DeviceBinding binding = choose_device(process_environment(), local_rank(), 0);
+    const DeviceBinding binding = bind_rank_device(options, rank);
     const std::string host = processor_name();
     spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank, size,
                  host, options.backend, binding.reason, binding.visible_from,
                  binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
     MpiChannel channel;
     if (rank != 0) {
-        supervisor::Supervisor supervisor(supervisor_config(options, rank, true));
+        supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
         MemberContext context;
         context.rank = rank;
         context.hello = HelloMessage{rank, host, options.backend, binding.reason};
