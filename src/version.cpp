@@ -1,8 +1,21 @@
 #include "fhmoe/version.hpp"
 
+#include <string>
+
 namespace fhmoe {
 
-std::string_view version() { return FHMOE_VERSION; }
+std::string_view version() {
+    static const std::string text =
+        std::string(FHMOE_VERSION) + (std::string_view(FHMOE_GIT_REVISION).empty()
+                                          ? std::string()
+                                          : std::string("+g") + FHMOE_GIT_REVISION);
+    return text;
+}
+
+std::string_view git_revision_of(std::string_view version_text) {
+    const auto marker = version_text.find("+g");
+    return marker == std::string_view::npos ? std::string_view() : version_text.substr(marker + 2);
+}
 
 std::string_view gpu_backend_compiled() {
 #if defined(FHMOE_GPU_BACKEND_CUDA)

@@ -8,6 +8,7 @@
 #include "fhmoe/error.hpp"
 #include "fhmoe/tuning/relative_ranking.hpp"
 #include "fhmoe/tuning/statistics.hpp"
+#include "fhmoe/version.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -91,11 +92,13 @@ public:
             shapes_.emplace_back(planned);
         }
         run_.provenance.tool_version = header.tool_version;
+        run_.provenance.git_revision = std::string(git_revision_of(header.tool_version));
     }
 
     void add(const evidence::SessionStartedRecord& r) {
         auto& p = run_.provenance;
         p.tool_version = r.tool_version;
+        p.git_revision = std::string(git_revision_of(r.tool_version));
         p.command_line = r.command_line;
         p.backend = r.backend;
         p.seed = r.seed;
