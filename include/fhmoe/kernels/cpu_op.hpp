@@ -11,16 +11,10 @@
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/candidate.hpp"
 #include "fhmoe/kernels/problem.hpp"
+#include "fhmoe/kernels/unsupported_candidate.hpp"
 #include "fhmoe/tuning/result.hpp"
 
 namespace fhmoe::kernels {
-
-// The candidate cannot run this shape on this backend (a tile that does not divide, a
-// thread count above the limit...). The worker reports it as Status::unsupported.
-class UnsupportedCandidate : public Error {
-public:
-    using Error::Error;
-};
 
 // Threads cooperating on one stage1 tile (Stage1Config::waves) and on the whole op.
 inline constexpr int kMaxCpuWavesPerTile = 8;

@@ -15,8 +15,8 @@
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/candidate.hpp"
-#include "fhmoe/kernels/cpu_op.hpp"  // UnsupportedCandidate, shared by every backend
 #include "fhmoe/kernels/problem.hpp"
+#include "fhmoe/kernels/unsupported_candidate.hpp"
 #include "fhmoe/tuning/result.hpp"
 
 namespace fhmoe::kernels {
