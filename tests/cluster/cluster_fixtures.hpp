@@ -9,19 +9,11 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/family/default_config.hpp"
+#include "support/small_shape.hpp"
 
 namespace fhmoe::cluster::testing {
 
-inline family::ShapeKey small_shape(std::int64_t token) {
-    family::ShapeKey shape;
-    shape.token = token;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+using test_support::small_shape;
 
 // `n` catalogue candidates of the small shape, the default config (the incumbent) among them.
 inline evidence::PlannedShape planned_shape(std::int64_t token, std::size_t n,

@@ -10,21 +10,13 @@
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/default_config.hpp"
+#include "support/small_shape.hpp"
 #include "tuner_harness.hpp"
 
 namespace fhmoe::evidence {
 namespace {
 
-family::ShapeKey small_shape(std::int64_t token) {
-    family::ShapeKey shape;
-    shape.token = token;
-    shape.model_dim = 512;
-    shape.inter_dim = 128;
-    shape.expert = 17;
-    shape.topk = 5;
-    shape.shared_expert_id = 16;
-    return shape;
-}
+using test_support::small_shape;
 
 RunHeader sample_header() {
     RunHeader header;
