@@ -36,13 +36,24 @@ std::optional<std::size_t> kill_after_records_from_environment() {
     return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
 }
 
+// Test hook: FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS=N makes rank 0 stop handing out work once
+// this process has flushed N journal records, until a signal arrives; a --resume run ignores
+// it. A preemption test can then signal a run that is certainly mid-run (a fast backend could
+// otherwise finish between the test's look at the journal and its signal).
+std::optional<std::size_t> hold_after_records_from_environment(bool resuming) {
+    const char* text = std::getenv("FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS");
+    if (resuming || text == nullptr || *text == '\0') return std::nullopt;
+    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
 }  // namespace
 
 Coordinator::Coordinator(CoordinatorContext context)
     : c_(std::move(context)),
       started_(Clock::now()),
       progress_(stderr, ::isatty(STDERR_FILENO) != 0, c_.options->status_interval_s),
-      kill_after_records_(kill_after_records_from_environment()) {
+      kill_after_records_(kill_after_records_from_environment()),
+      hold_after_records_(hold_after_records_from_environment(c_.options->resume)) {
     shapes_.reserve(c_.header->shapes.size());
     for (const auto& planned : c_.header->shapes) {
         shape_index_[family::shape_key_string(planned.shape)] = shapes_.size();
@@ -230,6 +241,14 @@ std::vector<ShapeOutcome> Coordinator::outcomes() const {
 }
 
 void Coordinator::dispatch() {
+    if (hold_after_records_ && c_.journal->records_flushed() >= *hold_after_records_) {
+        if (!holding_) {
+            spdlog::warn("test hook: holding work after {} journal records until a signal",
+                         c_.journal->records_flushed());
+        }
+        holding_ = true;
+        return;
+    }
     for (int rank = 0; rank < c_.world_size; ++rank) {
         RankState& state = ranks_[static_cast<std::size_t>(rank)];
         if (!state.ready || state.signalled) continue;

@@ -221,13 +221,20 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     Coordinator coordinator(context);
 
     coordinator.prepare(start.prior);
-    const RunEnd end = coordinator.run();
+    RunEnd end = coordinator.run();
     ExitCode code = exit_code_of(end, coordinator.outcomes());
     // Complete, decided shapes are published even when the run was interrupted.
     coordinator.checkpoint();
     if (options.compare && end == RunEnd::finished) {
         compare_and_update(options, device, coordinator.final_decisions(),
                            supervisor_config(options, 0, binding, false), signals);
+        if (signals.requested()) {
+            // The replays after the signal never ran, so their shapes were not judged and
+            // not written: this is an interrupted run, and --resume (every shape is decided
+            // in the journal) replays and writes them.
+            end = RunEnd::interrupted;
+            code = ExitCode::interrupted;
+        }
     }
 
     const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);

@@ -63,7 +63,11 @@ interrupted=$work/interrupted
 mkdir -p "$interrupted/nightly/evidence"
 # Night A's archive as B's previous night, so B's report is a real night-to-night diff.
 cp "$reference/nightly/evidence/2030-01-01.h5" "$interrupted/nightly/evidence/"
-submit_night "$interrupted" 2030-01-02 1
+# The tuner holds its work once it has journaled this many records, until the signal comes
+# (a test hook; the requeued --resume attempt ignores it): the signal always lands mid-run,
+# however fast the backend finishes the whole catalogue.
+FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS=${FHMOE_SLURM_TEST_PREEMPT_HOLD_RECORDS:-10000} \
+  submit_night "$interrupted" 2030-01-02 1
 night_job=$job
 journal=$interrupted/nightly/journal/2030-01-02.journal
 log "night B is job $night_job; waiting for $journal to pass $journal_bytes_before_signal bytes"

@@ -70,6 +70,34 @@ TEST(Supervisor, WorkerKilledFromOutsideMidCandidateIsACrashAndTheRestRun) {
     EXPECT_EQ(run.restarts[0].old_pid, *victim);
 }
 
+// The mask of signals a live process ignores, from /proc/<pid>/status ("SigIgn:" in hex).
+unsigned long long ignored_signals(int pid) {
+    std::ifstream status("/proc/" + std::to_string(pid) + "/status");
+    std::string line;
+    while (std::getline(status, line)) {
+        if (line.rfind("SigIgn:", 0) == 0) return std::stoull(line.substr(7), nullptr, 16);
+    }
+    ADD_FAILURE() << "no SigIgn line for pid " << pid;
+    return 0;
+}
+
+TEST(Supervisor, TheWorkerIgnoresTheSignalsSlurmSendsToTheWholeStep) {
+    // scancel --signal=TERM reaches every process of a step, workers included: a worker that
+    // died of it would turn the candidate in flight into a crash. The rank stops it instead.
+    Chunk chunk = make_chunk("sim", 3);
+    Supervisor supervisor(make_config("sim", ""));
+    supervisor.start_chunk(chunk);
+    Recording run;
+    poll_until(supervisor, run, [](const Event& e) { return is_result_for(e, 4); });
+    const std::optional<int> worker = supervisor.worker_pid();
+    ASSERT_TRUE(worker.has_value());
+    const unsigned long long mask = ignored_signals(*worker);
+    EXPECT_NE(mask & (1ULL << (SIGTERM - 1)), 0ULL) << std::hex << mask;
+    EXPECT_NE(mask & (1ULL << (SIGINT - 1)), 0ULL) << std::hex << mask;
+    poll_until(supervisor, run, is_chunk_done);
+    EXPECT_TRUE(run.restarts.empty());
+}
+
 TEST(Supervisor, ResultsStreamWhileALaterCandidateIsStillRunning) {
     // The last candidate hangs for good; the first two results must reach the caller while
     // it does, and a stop then ends the chunk with the hanging one not_run (not timeout: the

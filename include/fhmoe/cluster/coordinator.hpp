@@ -121,6 +121,8 @@ private:
     std::chrono::steady_clock::time_point started_;
     ProgressReporter progress_;
     std::optional<std::size_t> kill_after_records_;  // test hook, see coordinator.cpp
+    std::optional<std::size_t> hold_after_records_;  // test hook, see coordinator.cpp
+    bool holding_ = false;
 };
 
 }  // namespace fhmoe::cluster
