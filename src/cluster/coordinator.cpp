@@ -12,6 +12,7 @@
 #include "fhmoe/cluster/chunk_planner.hpp"
 #include "fhmoe/cluster/member_release.hpp"
 #include "fhmoe/cluster/shape_decision.hpp"
+#include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::cluster {
@@ -210,12 +211,21 @@ void Coordinator::checkpoint() {
     c_.journal->sync();
     if (!c_.options->compare) {
         const auto rows = rows_to_publish(c_.device, final_decisions());
-        const auto update = publish_rows(
-            c_.options->tuned_path, rows,
-            std::chrono::milliseconds(static_cast<long>(c_.options->lock_timeout_s * 1000)));
-        if (update.written) {
-            spdlog::info("{}: {} rows replaced, {} added, {} kept", c_.options->tuned_path,
-                         update.replaced, update.added, update.kept);
+        try {
+            const auto update = publish_rows(
+                c_.options->tuned_path, rows,
+                std::chrono::milliseconds(static_cast<long>(c_.options->lock_timeout_s * 1000)));
+            rows_unpublished_ = false;
+            if (update.written) {
+                spdlog::info("{}: {} rows replaced, {} added, {} kept", c_.options->tuned_path,
+                             update.replaced, update.added, update.kept);
+            }
+        } catch (const config::LockTimeoutError& error) {
+            // Another tuner holds the CSV (perhaps a dead one on another host, which is never
+            // broken silently). The decisions are in the journal: measuring goes on, the next
+            // checkpoint tries again, and a run that ends unpublished exits 3 for --resume.
+            rows_unpublished_ = true;
+            spdlog::error("{} not written: {}", c_.options->tuned_path, error.what());
         }
     }
     if (c_.on_checkpoint) c_.on_checkpoint();

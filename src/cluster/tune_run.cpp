@@ -225,6 +225,10 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     ExitCode code = exit_code_of(end, coordinator.outcomes());
     // Complete, decided shapes are published even when the run was interrupted.
     coordinator.checkpoint();
+    if (coordinator.rows_unpublished()) {
+        end = RunEnd::interrupted;
+        code = ExitCode::interrupted;
+    }
     if (options.compare && end == RunEnd::finished) {
         compare_and_update(options, device, coordinator.final_decisions(),
                            supervisor_config(options, 0, binding, false), signals);

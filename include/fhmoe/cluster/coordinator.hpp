@@ -72,6 +72,9 @@ public:
 
     // Syncs the journal and publishes every decided row (unless --compare holds rows back).
     void checkpoint();
+    // The last checkpoint could not write the tuned CSV (its lock timed out); the decisions
+    // are journaled and --resume publishes them.
+    bool rows_unpublished() const { return rows_unpublished_; }
 
     // Tells every other rank to leave with `exit_code` and waits (bounded) until each one
     // has acknowledged, journaling any result that still arrives.
@@ -122,6 +125,7 @@ private:
     ProgressReporter progress_;
     std::optional<std::size_t> kill_after_records_;  // test hook, see coordinator.cpp
     std::optional<std::size_t> hold_after_records_;  // test hook, see coordinator.cpp
+    bool rows_unpublished_ = false;  // the last checkpoint could not take the CSV's lock
     bool holding_ = false;
 };
 
