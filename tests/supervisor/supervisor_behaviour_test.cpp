@@ -20,15 +20,18 @@ namespace {
 
 using tuning::Status;
 
-// Polls until an event satisfies `stop_at`, recording everything. Bounded by the deadlines
-// the supervisor enforces, so it cannot wait forever on a correct supervisor.
+// Returns once an event satisfies `stop_at`, recording everything. One poll can hand over
+// several events (a fast chunk's last results and its ChunkDone together): all of them are
+// recorded, and the search resumes after the matching one on the next call, so an event that
+// arrived in the same batch as an earlier match is never lost. Bounded by the deadlines the
+// supervisor enforces, so it cannot wait forever on a correct supervisor.
 template <typename Predicate>
 void poll_until(Supervisor& supervisor, Recording& recording, Predicate stop_at) {
     for (;;) {
-        for (const Event& event : supervisor.poll(-1)) {
-            recording.record(event);
-            if (stop_at(event)) return;
+        while (recording.searched < recording.events.size()) {
+            if (stop_at(recording.events[recording.searched++])) return;
         }
+        for (const Event& event : supervisor.poll(-1)) recording.record(event);
     }
 }
 

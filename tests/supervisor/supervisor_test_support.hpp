@@ -69,6 +69,7 @@ inline SupervisorConfig make_config(const std::string& backend, const std::strin
 
 struct Recording {
     std::vector<Event> events;
+    std::size_t searched = 0;  // events already looked at by a poll-until-match loop
     std::map<std::int64_t, std::vector<tuning::CandidateResult>> results;  // by planned index
     std::vector<WorkerRestarted> restarts;
     std::vector<ShapeLoaded> loads;
