@@ -110,19 +110,9 @@ std::map<std::string, std::string> run_fingerprint(const TuneOptions& options,
     f["seed"] = std::to_string(options.seed);
     f["candidate_sample"] =
         options.candidate_sample ? std::to_string(*options.candidate_sample) : "catalogue";
-    const auto& p = options.policy;
-    f["warmup"] = std::to_string(p.measurement.warmup);
-    f["iters"] = std::to_string(p.measurement.iters);
-    f["errRatio"] = number(p.measurement.err_ratio);
-    f["rtol"] = number(p.measurement.rtol);
-    f["atol"] = number(p.measurement.atol);
-    f["max_cosine_distance"] = number(p.measurement.max_cosine_distance);
-    f["timeout"] = number(p.measurement.timeout_s);
-    f["rotate_inputs"] = p.measurement.rotate_inputs ? "yes" : "no";
-    f["min_improvement_pct"] = number(p.promotion.min_improvement_pct);
-    f["noise_floor_sigmas"] = number(p.promotion.noise_floor_sigmas);
-    f["finalists"] = std::to_string(p.finalist.finalists);
-    f["rounds"] = std::to_string(p.finalist.rounds);
+    for (const tuning::NamedPolicyValue& field : tuning::named_policy_values(options.policy)) {
+        if (field.changes_results) f[field.name] = number(field.value);
+    }
     return f;
 }
 

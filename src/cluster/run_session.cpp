@@ -2,31 +2,23 @@
 
 #include <string>
 
+#include "fhmoe/tuning/policy.hpp"
 #include "fhmoe/version.hpp"
 
 namespace fhmoe::cluster {
 namespace {
 
-// Named by the tuner's CLI flags (the archive's /policy rows); candidate_sample 0 means the
-// whole catalogue.
+// The policy's rows (tuning::named_policy_values) plus how candidates were chosen:
+// candidate_sample 0 means the whole catalogue.
 std::vector<std::pair<std::string, double>> policy_values(const TuneOptions& options) {
-    const auto& p = options.policy;
-    return {
-        {"warmup", static_cast<double>(p.measurement.warmup)},
-        {"iters", static_cast<double>(p.measurement.iters)},
-        {"errRatio", p.measurement.err_ratio},
-        {"rtol", p.measurement.rtol},
-        {"atol", p.measurement.atol},
-        {"max_cosine_distance", p.measurement.max_cosine_distance},
-        {"timeout", p.measurement.timeout_s},
-        {"batch", static_cast<double>(p.run.batch)},
-        {"min_improvement_pct", p.promotion.min_improvement_pct},
-        {"noise_floor_sigmas", p.promotion.noise_floor_sigmas},
-        {"finalists", static_cast<double>(p.finalist.finalists)},
-        {"rounds", static_cast<double>(p.finalist.rounds)},
-        {"candidate_sample",
-         options.candidate_sample ? static_cast<double>(*options.candidate_sample) : 0.0},
-    };
+    std::vector<std::pair<std::string, double>> rows;
+    for (const tuning::NamedPolicyValue& field : tuning::named_policy_values(options.policy)) {
+        rows.emplace_back(field.name, field.value);
+    }
+    rows.emplace_back("candidate_sample", options.candidate_sample
+                                              ? static_cast<double>(*options.candidate_sample)
+                                              : 0.0);
+    return rows;
 }
 
 }  // namespace

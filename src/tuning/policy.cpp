@@ -8,6 +8,25 @@ namespace fhmoe::tuning {
 
 TuningPolicy default_policy() { return TuningPolicy{}; }
 
+std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
+    const MeasurementPolicy& m = policy.measurement;
+    return {
+        {"warmup", static_cast<double>(m.warmup)},
+        {"iters", static_cast<double>(m.iters)},
+        {"errRatio", m.err_ratio},
+        {"rtol", m.rtol},
+        {"atol", m.atol},
+        {"max_cosine_distance", m.max_cosine_distance},
+        {"timeout", m.timeout_s},
+        {"rotate_inputs", m.rotate_inputs ? 1.0 : 0.0},
+        {"batch", static_cast<double>(policy.run.batch), false},
+        {"min_improvement_pct", policy.promotion.min_improvement_pct},
+        {"noise_floor_sigmas", policy.promotion.noise_floor_sigmas},
+        {"finalists", static_cast<double>(policy.finalist.finalists)},
+        {"rounds", static_cast<double>(policy.finalist.rounds)},
+    };
+}
+
 namespace {
 
 std::string policy_message(const std::string& field, const std::string& flag,

@@ -143,8 +143,8 @@ TEST(PolicyValues, NameEveryValueOnceAndRoundTripThroughTheArchive) {
     write_archive(scratch.file("policy.h5"), evidence);
     const auto read = read_archive(scratch.file("policy.h5")).provenance.policy;
     EXPECT_EQ(read, evidence.provenance.policy);
-    const auto rounds = std::find_if(
-        read.begin(), read.end(), [](const PolicyValue& v) { return v.name == "finalist.rounds"; });
+    const auto rounds = std::find_if(read.begin(), read.end(),
+                                     [](const PolicyValue& v) { return v.name == "rounds"; });
     ASSERT_NE(rounds, read.end());
     EXPECT_EQ(rounds->value, 9.0);
 }

@@ -2,6 +2,7 @@
 
 #include <functional>
 #include <limits>
+#include <set>
 #include <string>
 
 #include "fhmoe/error.hpp"
@@ -122,6 +123,55 @@ TEST(Policy, BoundaryValuesAreAccepted) {
     EXPECT_NO_THROW(validate(policy));
     policy.measurement.err_ratio = 1.0;
     EXPECT_NO_THROW(validate(policy));
+}
+
+// The named list is the only place policy names live: every field of every struct must
+// appear in it exactly once, so changing one field changes exactly one named value.
+TEST(Policy, NamedValuesCoverEveryFieldOnce) {
+    const std::vector<std::function<void(TuningPolicy&)>> change_one_field = {
+        [](TuningPolicy& p) { p.measurement.warmup = 7; },
+        [](TuningPolicy& p) { p.measurement.iters = 55; },
+        [](TuningPolicy& p) { p.measurement.err_ratio = 0.2; },
+        [](TuningPolicy& p) { p.measurement.rtol = 0.3; },
+        [](TuningPolicy& p) { p.measurement.atol = 0.4; },
+        [](TuningPolicy& p) { p.measurement.max_cosine_distance = 0.5; },
+        [](TuningPolicy& p) { p.measurement.timeout_s = 9.0; },
+        [](TuningPolicy& p) { p.measurement.rotate_inputs = false; },
+        [](TuningPolicy& p) { p.run.batch = 3; },
+        [](TuningPolicy& p) { p.promotion.min_improvement_pct = 8.0; },
+        [](TuningPolicy& p) { p.promotion.noise_floor_sigmas = 1.0; },
+        [](TuningPolicy& p) { p.finalist.finalists = 2; },
+        [](TuningPolicy& p) { p.finalist.rounds = 11; },
+    };
+    const std::vector<NamedPolicyValue> defaults = named_policy_values(default_policy());
+    ASSERT_EQ(defaults.size(), change_one_field.size());
+    std::set<std::string> names;
+    for (const NamedPolicyValue& field : defaults) names.insert(field.name);
+    EXPECT_EQ(names.size(), defaults.size()) << "a name used twice";
+    EXPECT_TRUE(names.contains("errRatio") && names.contains("min_improvement_pct") &&
+                names.contains("iters") && names.contains("timeout"))
+        << "aiter's flag spellings";
+
+    std::set<std::string> changed_names;
+    for (const auto& change : change_one_field) {
+        TuningPolicy policy = default_policy();
+        change(policy);
+        const std::vector<NamedPolicyValue> now = named_policy_values(policy);
+        ASSERT_EQ(now.size(), defaults.size());
+        int changed = 0;
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            EXPECT_EQ(now[i].name, defaults[i].name) << "the order is fixed";
+            if (now[i].value != defaults[i].value) {
+                ++changed;
+                changed_names.insert(now[i].name);
+            }
+        }
+        EXPECT_EQ(changed, 1);
+    }
+    EXPECT_EQ(changed_names.size(), defaults.size()) << "a field reaches no name";
+    for (const NamedPolicyValue& field : defaults) {
+        EXPECT_EQ(field.changes_results, field.name != "batch") << field.name;
+    }
 }
 
 TEST(Policy, PolicyErrorIsAnFhmoeError) {

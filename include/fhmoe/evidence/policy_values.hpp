@@ -1,7 +1,7 @@
 #pragma once
 
-// The policy a run decided with, as the archive's /policy rows: named by the CLI flag where
-// there is one (aiter's spellings), by the dotted field otherwise.
+// The policy a run decided with, as the archive's /policy rows, named and ordered by
+// tuning::named_policy_values (the one list of policy names).
 
 #include <vector>
 

@@ -9,6 +9,7 @@
 //     tuning::validate(policy);
 
 #include <string>
+#include <vector>
 
 #include "fhmoe/error.hpp"
 
@@ -61,6 +62,21 @@ struct TuningPolicy {
 };
 
 TuningPolicy default_policy();
+
+// One policy field, named as the tuner's CLI spells it (aiter's flag names; "rtol" and the
+// other flagless fields by their own name), its value as a number (a switch is 1 or 0), and
+// whether it changes what a candidate measures or how a decision is made. batch only paces
+// the writes of the tuned CSV, so a resumed run may change it.
+struct NamedPolicyValue {
+    std::string name;
+    double value = 0.0;
+    bool changes_results = true;
+};
+
+// Every field of the policy, in a fixed order. The only list of policy names: the archive's
+// /policy rows and the --resume fingerprint are both made from it, so a field added to a
+// struct above and here reaches both.
+std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy);
 
 // A policy value that makes no sense. field() is the dotted field ("measurement.iters"),
 // flag() the CLI flag that sets it ("--iters"), empty when it has none.
