@@ -6,9 +6,9 @@ namespace fhmoe {
 
 std::string_view version() {
     static const std::string text =
-        std::string(FHMOE_VERSION) + (std::string_view(FHMOE_GIT_REVISION).empty()
+        std::string(FHMOE_VERSION) + (detail::git_revision_at_build().empty()
                                           ? std::string()
-                                          : std::string("+g") + FHMOE_GIT_REVISION);
+                                          : "+g" + std::string(detail::git_revision_at_build()));
     return text;
 }
 

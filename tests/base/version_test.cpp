@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <array>
+#include <cstdio>
+#include <memory>
 #include <string>
 
 #include "fhmoe/version.hpp"
@@ -17,6 +20,21 @@ TEST(Version, StartsWithTheProjectVersionAndCarriesTheRevisionAsBuildMetadata) {
     } else {
         EXPECT_TRUE(revision.empty());
     }
+}
+
+// The revision is read when the binaries are built, so after a commit and a build (what
+// tools/test.sh does) it names the commit the sources are at, not the one cmake first saw.
+TEST(Version, RevisionIsTheCommitTheSourcesWereBuiltFrom) {
+    const std::string command =
+        std::string("git -C '") + FHMOE_SOURCE_DIR + "' rev-parse --short=12 HEAD 2>/dev/null";
+    std::unique_ptr<FILE, int (*)(FILE*)> pipe(::popen(command.c_str(), "r"), ::pclose);
+    ASSERT_TRUE(pipe);
+    std::array<char, 64> line{};
+    const bool have_git = std::fgets(line.data(), line.size(), pipe.get()) != nullptr;
+    if (!have_git) GTEST_SKIP() << "the sources are not a git checkout";
+    std::string head(line.data());
+    while (!head.empty() && (head.back() == '\n' || head.back() == '\r')) head.pop_back();
+    EXPECT_EQ(std::string(git_revision_of(version())), head);
 }
 
 TEST(Version, RevisionIsParsedFromAnyVersionText) {
