@@ -263,10 +263,34 @@ void Coordinator::dispatch() {
         RankState& state = ranks_[static_cast<std::size_t>(rank)];
         if (!state.ready || state.signalled) continue;
         if (rank == 0 && !c_.local->idle()) continue;
-        auto item = queue_.take_for(state.loaded_shape);
+        std::optional<WorkItem> item;
+        switch (what_rank_may_start(device_group_activity(rank), queue_.has_race())) {
+            case RankMayStart::nothing: continue;
+            case RankMayStart::a_race: item = queue_.take_race_for(state.loaded_shape); break;
+            case RankMayStart::usual_work: item = queue_.take_for(state.loaded_shape); break;
+        }
         if (!item) return;
         assign(rank, std::move(*item));
     }
+}
+
+DeviceGroupActivity Coordinator::device_group_activity(int rank) const {
+    const auto group_of = [&](int r) {
+        return device_group(c_.options->backend, ranks_[static_cast<std::size_t>(r)].host, r);
+    };
+    const std::string group = group_of(rank);
+    DeviceGroupActivity activity;
+    activity.members = 0;
+    for (int other = 0; other < c_.world_size; ++other) {
+        if (group_of(other) != group) continue;
+        ++activity.members;
+        const RankState& state = ranks_[static_cast<std::size_t>(other)];
+        if (!state.work_id) continue;
+        if (other != rank) ++activity.busy_others;
+        const auto flight = in_flight_.find(*state.work_id);
+        if (flight != in_flight_.end() && flight->second.race) activity.racing = true;
+    }
+    return activity;
 }
 
 void Coordinator::assign(int rank, WorkItem item) {

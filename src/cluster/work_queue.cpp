@@ -40,6 +40,24 @@ std::optional<WorkItem> WorkQueue::take_for(const std::string& loaded_shape) {
     return take_at(best);
 }
 
+std::optional<WorkItem> WorkQueue::take_race_for(const std::string& loaded_shape) {
+    std::optional<std::size_t> oldest;
+    for (std::size_t i = 0; i < items_.size(); ++i) {
+        if (!items_[i].is_race()) continue;
+        if (items_[i].shape_key == loaded_shape) return take_at(i);
+        if (!oldest) oldest = i;
+    }
+    if (!oldest) return std::nullopt;
+    return take_at(*oldest);
+}
+
+bool WorkQueue::has_race() const {
+    for (const auto& item : items_) {
+        if (item.is_race()) return true;
+    }
+    return false;
+}
+
 std::size_t WorkQueue::drop_shape(const std::string& shape_key) {
     const std::size_t before = items_.size();
     std::erase_if(items_, [&](const WorkItem& item) { return item.shape_key == shape_key; });

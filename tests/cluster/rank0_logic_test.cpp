@@ -9,6 +9,7 @@
 #include "fhmoe/cluster/chunk_planner.hpp"
 #include "fhmoe/cluster/mpi_messages.hpp"
 #include "fhmoe/cluster/progress_reporter.hpp"
+#include "fhmoe/cluster/race_quiet_rule.hpp"
 #include "fhmoe/cluster/run_summary.hpp"
 #include "fhmoe/cluster/shape_decision.hpp"
 #include "fhmoe/cluster/shape_progress.hpp"
@@ -96,6 +97,49 @@ TEST(WorkQueue, PrefersTheLoadedShapeThenRacesThenTheShapeWithMostWork) {
     EXPECT_EQ(queue.drop_shape("b"), 1U);
     EXPECT_EQ(queue.take_for("")->id(), 5);
     EXPECT_FALSE(queue.take_for("").has_value());
+}
+
+TEST(WorkQueue, TakesARaceOnlyWhenOneWaitsPreferringTheLoadedShape) {
+    WorkQueue queue;
+    queue.add(chunk_item(1, "a"));
+    EXPECT_FALSE(queue.has_race());
+    EXPECT_FALSE(queue.take_race_for("a").has_value()) << "a chunk is not a race";
+    queue.add(race_item(2, "b"));
+    queue.add(race_item(3, "a"));
+    EXPECT_TRUE(queue.has_race());
+    EXPECT_EQ(queue.take_race_for("a")->id(), 3);  // the loaded shape's race
+    EXPECT_EQ(queue.take_race_for("a")->id(), 2);  // else the oldest race
+    EXPECT_FALSE(queue.has_race());
+    EXPECT_EQ(queue.size(), 1U) << "the chunk stays queued";
+}
+
+TEST(RaceQuietRule, ARankAloneOnItsDeviceWorksAsUsual) {
+    // gpu/sim ranks, or a single cpu rank: a race waiting elsewhere holds nothing back.
+    for (bool race_waiting : {false, true}) {
+        EXPECT_EQ(what_rank_may_start({1, 0, false}, race_waiting), RankMayStart::usual_work);
+    }
+}
+
+TEST(RaceQuietRule, SharedDeviceRacesOnlyWhenTheOthersAreIdleAndAloneWhileRacing) {
+    // Four cpu ranks on one host.
+    EXPECT_EQ(what_rank_may_start({4, 0, false}, false), RankMayStart::usual_work);
+    EXPECT_EQ(what_rank_may_start({4, 2, false}, false), RankMayStart::usual_work);
+    EXPECT_EQ(what_rank_may_start({4, 2, false}, true), RankMayStart::nothing)
+        << "drain for the waiting race; a new chunk would keep the device busy";
+    EXPECT_EQ(what_rank_may_start({4, 0, false}, true), RankMayStart::a_race);
+    EXPECT_EQ(what_rank_may_start({4, 1, true}, false), RankMayStart::nothing)
+        << "nothing beside a race in progress";
+    EXPECT_EQ(what_rank_may_start({4, 1, true}, true), RankMayStart::nothing)
+        << "one race at a time on a shared device";
+}
+
+TEST(RaceQuietRule, CpuRanksShareTheirHostOtherBackendsOwnTheirDevice) {
+    EXPECT_EQ(device_group("cpu", "node1", 0), device_group("cpu", "node1", 3));
+    EXPECT_NE(device_group("cpu", "node1", 0), device_group("cpu", "node2", 1));
+    EXPECT_NE(device_group("gpu", "node1", 0), device_group("gpu", "node1", 1));
+    EXPECT_NE(device_group("sim", "node1", 0), device_group("sim", "node1", 1));
+    EXPECT_NE(device_group("cpu", "", 1), device_group("cpu", "", 2))
+        << "a rank not yet joined shares nothing";
 }
 
 TEST(ShapeProgress, MergesResultsAndKnowsWhatIsMissing) {

@@ -17,6 +17,7 @@
 
 #include "fhmoe/cluster/mpi_channel.hpp"
 #include "fhmoe/cluster/progress_reporter.hpp"
+#include "fhmoe/cluster/race_quiet_rule.hpp"
 #include "fhmoe/cluster/run_summary.hpp"
 #include "fhmoe/cluster/shape_progress.hpp"
 #include "fhmoe/cluster/termination_signals.hpp"
@@ -92,6 +93,7 @@ private:
     void record_decision(ShapeProgress& shape, evidence::ShapeDecision decision);
     void enqueue_race(ShapeProgress& shape, std::vector<supervisor::PlannedCandidate> contenders);
     void dispatch();
+    DeviceGroupActivity device_group_activity(int rank) const;
     void assign(int rank, WorkItem item);
     void begin_stop(const std::string& why);
     void handle_event(int rank, const supervisor::Event& event);

@@ -32,6 +32,10 @@ public:
     // the most chunks left (spreading ranks over shapes so each keeps its shape longer).
     std::optional<WorkItem> take_for(const std::string& loaded_shape);
 
+    // The race of `loaded_shape` if one waits, else the oldest race; none when no race waits.
+    std::optional<WorkItem> take_race_for(const std::string& loaded_shape);
+    bool has_race() const;
+
     // Removes every item of a shape (its results can no longer be compared); returns how many.
     std::size_t drop_shape(const std::string& shape_key);
 
