@@ -35,6 +35,7 @@ std::vector<SummaryLine> summarize_run(const std::vector<ShapeOutcome>& tuned_th
             const auto& d = *outcome.decision;
             line.incumbent = d.incumbent.key();
             line.winner = d.winner ? d.winner->key() : "-";
+            if (d.challenger) line.challenger = d.challenger->key();
             line.margin_pct = d.margin_pct;
             line.decision = std::string(evidence::to_string(d.kind));
             line.reason = d.reason;
@@ -95,8 +96,16 @@ std::string format_summary(const std::vector<SummaryLine>& lines) {
                       static_cast<int>(counts_width), line.counts.c_str(), margin,
                       line.tuned ? "yes" : "no");
         text += buffer;
+        // A retained shape's winner is its incumbent, and its margin is the best challenger's:
+        // name that challenger, so the margin is not read as the winner's.
         text += "winner " + line.winner;
-        if (!line.incumbent.empty()) text += " / incumbent " + line.incumbent;
+        if (!line.incumbent.empty()) {
+            text += line.incumbent == line.winner ? " (the incumbent)"
+                                                  : " / incumbent " + line.incumbent;
+        }
+        if (!line.challenger.empty() && line.challenger != line.winner) {
+            text += " / best challenger " + line.challenger;
+        }
         if (!line.reason.empty()) text += " / " + line.reason;
         text += '\n';
     }

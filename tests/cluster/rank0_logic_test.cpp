@@ -332,6 +332,34 @@ TEST(RunSummary, AShapeTunedAtItsPaddedTokenIsReportedTuned) {
                      .tuned);
 }
 
+TEST(RunSummary, ARetainNamesTheChallengerWhoseMarginItShows) {
+    const auto planned = planned_shape(16, 3);
+    const tuning::CandidateId incumbent = family::to_candidate_id(planned.candidates[0]);
+    const tuning::CandidateId challenger = family::to_candidate_id(planned.candidates[1]);
+    evidence::ShapeDecision decision;
+    decision.kind = evidence::DecisionKind::retain;
+    decision.incumbent = incumbent;
+    decision.winner = incumbent;
+    decision.challenger = challenger;
+    decision.margin_pct = 1.5;
+    const auto retained = format_summary(summarize_run({ShapeOutcome{&planned, {}, decision}}, {},
+                                                       {}, {}, family::DeviceKey{"cpu", 2}));
+    EXPECT_NE(retained.find("winner " + incumbent.key() + " (the incumbent) / best challenger " +
+                            challenger.key()),
+              std::string::npos)
+        << retained;
+
+    decision.kind = evidence::DecisionKind::promote;
+    decision.winner = challenger;
+    const auto promoted = format_summary(summarize_run({ShapeOutcome{&planned, {}, decision}}, {},
+                                                       {}, {}, family::DeviceKey{"cpu", 2}));
+    EXPECT_NE(promoted.find("winner " + challenger.key() + " / incumbent " + incumbent.key()),
+              std::string::npos)
+        << promoted;
+    EXPECT_EQ(promoted.find("best challenger"), std::string::npos)
+        << "the winner is the challenger";
+}
+
 TEST(MpiMessages, ChunksRacesAndEventsRoundTrip) {
     const auto planned = planned_shape(16, 3);
     std::int64_t next_id = 40;

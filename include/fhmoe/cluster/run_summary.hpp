@@ -30,7 +30,8 @@ struct SummaryLine {
     tuning::StatusCounts status_counts;  // the same, as numbers
     std::string incumbent;
     std::string winner;
-    std::optional<double> margin_pct;
+    std::string challenger;  // the race's fastest ok challenger; empty when none finished ok
+    std::optional<double> margin_pct;  // the challenger's margin over the incumbent
     std::string
         decision;  // promote | retain | incomplete | all_failed | already tuned | other device
     bool tuned = false;  // the tuned CSV has the lookup key's row for the device
