@@ -2,17 +2,11 @@
 # fixture test slurm_cluster_start brought up; ctest passes SLURM_CONF in the environment.
 # shellcheck shell=bash
 
-readonly skip_exit_code=77 # SKIP_RETURN_CODE of every slurm test
-
 test_name=$(basename "$0" .sh)
 log() { printf '[%s %s] %s\n' "$test_name" "$(date +%T)" "$*"; }
 fail() {
   log "FAIL: $*" >&2
   exit 1
-}
-skip() {
-  log "SKIP: $*"
-  exit "$skip_exit_code"
 }
 
 [ -n "${SLURM_CONF:-}" ] || fail "SLURM_CONF is not set: run this through ctest (label slurm)"
@@ -51,22 +45,19 @@ job_field() {
   scontrol show job "$1" 2>/dev/null | tr ' ' '\n' | sed -n "s/^$2=//p" | head -n 1
 }
 
-# require_real_tuner <binary>: skips the test while fhmoe_tune_mpi is issue #6's placeholder.
-# The tuner counts as real when `--help` exits 0 and does not say NOT IMPLEMENTED; nothing
-# else needs to change for the tuner-dependent tests to run.
-require_real_tuner() {
-  local help_output help_exit=0
+# require_tuner <binary>: the tuner must be built and answer --help; a tuner that cannot is a
+# failure, never a skip, so a broken build cannot pass the slurm label quietly.
+require_tuner() {
+  local help_exit=0
   [ -x "$1" ] || fail "tuner binary $1 missing: build target fhmoe_tune_mpi"
-  help_output=$(timeout 60 "$1" --help 2>&1) || help_exit=$?
-  if [ "$help_exit" -ne 0 ] || grep -q 'NOT IMPLEMENTED' <<<"$help_output"; then
-    skip "fhmoe_tune_mpi is not implemented yet (issue #6): '$1 --help' exited $help_exit: $(head -c 300 <<<"$help_output" | tr '\n' ' ')"
-  fi
+  timeout 60 "$1" --help >/dev/null 2>&1 || help_exit=$?
+  [ "$help_exit" -eq 0 ] || fail "'$1 --help' exited $help_exit"
 }
 
 # require_small_shapes: the CI shape list (configs/untuned_fhmoe_small.csv).
 require_small_shapes() {
   small_shapes=$FHMOE_SOURCE_DIR/configs/untuned_fhmoe_small.csv
-  [ -s "$small_shapes" ] || skip "$small_shapes does not exist yet"
+  [ -s "$small_shapes" ] || fail "$small_shapes is missing"
 }
 
 # The tuner's settings for the CI runs (the CPU backend is chosen separately): few timed iterations, a seeded sample of

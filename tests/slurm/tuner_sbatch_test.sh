@@ -1,14 +1,13 @@
 #!/usr/bin/env bash
 # `sbatch --wait slurm/fhmoe_tune.sbatch` with the small shapes and the CPU backend: the job
 # completes, its 4 ranks got 4 different devices, and the per-job outputs are valid (tuned
-# CSV header and rows; the archive, beside the CSV, read with h5py). SKIP until the tuner
-# exists (issue #6).
+# CSV header and rows; the archive, beside the CSV, read with h5py).
 # Usage: tuner_sbatch_test.sh <fhmoe_tune_mpi binary>
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 tuner=${1:?usage: $0 <fhmoe_tune_mpi binary>}
-require_real_tuner "$tuner"
+require_tuner "$tuner"
 require_small_shapes
 work=$(fresh_work_dir "$test_name")
 

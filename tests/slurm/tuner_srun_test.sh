@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # `srun -n 4 --gpus-per-task=1 fhmoe_tune_mpi` on the small shapes with the CPU backend: the
 # run completes (exit 0), each rank logs a different CUDA_VISIBLE_DEVICES, and the tuned CSV
-# and the HDF5 archive are written and readable. SKIP until the tuner exists (issue #6).
+# and the HDF5 archive are written and readable.
 # Usage: tuner_srun_test.sh <fhmoe_tune_mpi binary>
 set -euo pipefail
 # shellcheck source-path=SCRIPTDIR source=lib.sh
 source "$(dirname "$0")/lib.sh"
 tuner=${1:?usage: $0 <fhmoe_tune_mpi binary>}
-require_real_tuner "$tuner"
+require_tuner "$tuner"
 require_small_shapes
 work=$(fresh_work_dir "$test_name")
 
