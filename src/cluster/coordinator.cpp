@@ -406,6 +406,8 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 record.stopped = e.stopped;
                 record.device = e.device;
                 record.device.rank = rank;
+                record.started_unix_ns = e.started_unix_ns;
+                record.finished_unix_ns = e.finished_unix_ns;
                 for (const auto& c : e.contenders) {
                     record.contenders.push_back(evidence::RaceContenderRecord{
                         c.planned_index, c.id, c.id == shape.incumbent_id(), c.status, c.detail,

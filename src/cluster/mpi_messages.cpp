@@ -77,6 +77,8 @@ void encode_body(wire::ByteWriter& out, const supervisor::RaceDone& e) {
     out.u32(e.rounds_completed);
     out.boolean(e.stopped);
     wire::encode(out, e.device);
+    out.i64(e.started_unix_ns);
+    out.i64(e.finished_unix_ns);
 }
 
 void encode_body(wire::ByteWriter& out, const supervisor::WorkerRestarted& e) {
@@ -133,6 +135,8 @@ supervisor::Event decode_body(MessageTag tag, wire::ByteReader& in) {
             e.rounds_completed = in.u32();
             e.stopped = in.boolean();
             e.device = wire::decode_measured_on(in);
+            e.started_unix_ns = in.i64();
+            e.finished_unix_ns = in.i64();
             return e;
         }
         case MessageTag::worker_restarted: {

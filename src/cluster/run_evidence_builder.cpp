@@ -62,8 +62,9 @@ void add_race(evidence::RunEvidence& run, std::uint32_t shape_id, const ShapePro
     }
 }
 
-evidence::DecisionRecord archive_decision_row(std::uint32_t shape_id,
-                                              const evidence::ShapeDecision& d) {
+evidence::DecisionRecord archive_decision_row(
+    std::uint32_t shape_id, const evidence::ShapeDecision& d,
+    const std::optional<evidence::RaceOutcomeRecord>& race) {
     evidence::DecisionRecord row;
     row.shape_id = shape_id;
     row.decision = archive_decision(d.kind);
@@ -79,6 +80,12 @@ evidence::DecisionRecord archive_decision_row(std::uint32_t shape_id,
         row.noise_floor_pct = d.noise_floor_pct;
     }
     row.reason = d.reason;
+    if (race) {
+        row.race_rank = race->device.rank;
+        row.race_host = race->device.host;
+        row.race_started_unix_ns = race->started_unix_ns;
+        row.race_finished_unix_ns = race->finished_unix_ns;
+    }
     return row;
 }
 
@@ -155,7 +162,8 @@ public:
             add_candidates(run_, shape_id, shape);
             add_race(run_, shape_id, shape);
             if (shape.decision)
-                run_.decisions.push_back(archive_decision_row(shape_id, *shape.decision));
+                run_.decisions.push_back(
+                    archive_decision_row(shape_id, *shape.decision, shape.race));
         }
         return std::move(run_);
     }

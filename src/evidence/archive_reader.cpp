@@ -101,7 +101,7 @@ CandidateRecord candidate_from(const CandidateRow& row) {
     return record;
 }
 
-DecisionRecord decision_from(const DecisionRow& row) {
+DecisionRecord decision_from(const DecisionRow& row, bool with_race_columns) {
     DecisionRecord decision;
     decision.shape_id = row.shape_id;
     decision.decision = checked_enum<Decision>(row.decision, all_decisions, "decision");
@@ -115,6 +115,12 @@ DecisionRecord decision_from(const DecisionRow& row) {
     decision.bar_pct = row.bar_pct;
     decision.noise_floor_pct = row.noise_floor_pct;
     decision.reason = text_of(row.reason);
+    if (with_race_columns) {
+        decision.race_rank = row.race_rank;
+        decision.race_host = text_of(row.race_host);
+        decision.race_started_unix_ns = row.race_started_unix_ns;
+        decision.race_finished_unix_ns = row.race_finished_unix_ns;
+    }
     return decision;
 }
 
@@ -127,7 +133,9 @@ RunEvidence read_hdf5(const std::string& path) {
         throw Error("schema_version " + std::to_string(version) + " is not supported (this " +
                     "build reads schema_version " + std::to_string(kSchemaVersion) + ")");
     }
-    const ArchiveSchema schema;
+    // Archives written before the race_* fields of /decisions existed lack them.
+    const bool with_race_columns = h5::table_has_field(root, kDecisionsTable, "race_rank");
+    const ArchiveSchema schema(with_race_columns);
     RunEvidence evidence;
     evidence.provenance = read_provenance(root, schema);
     h5::for_each_row<ShapeRow>(root, kShapesTable, schema.shapes(), [&](const ShapeRow& row) {
@@ -141,8 +149,9 @@ RunEvidence read_hdf5(const std::string& path) {
                                            row.time_us, row.is_incumbent != 0});
     });
     h5::for_each_row<DecisionRow>(
-        root, kDecisionsTable, schema.decisions(),
-        [&](const DecisionRow& row) { evidence.decisions.push_back(decision_from(row)); });
+        root, kDecisionsTable, schema.decisions(), [&](const DecisionRow& row) {
+            evidence.decisions.push_back(decision_from(row, with_race_columns));
+        });
     return evidence;
 }
 

@@ -33,7 +33,7 @@ h5::Datatype status_enum_type() {
 // The column name is the row member's name: one spelling for C++, HDF5, h5py and CSV.
 #define FHMOE_COLUMN(table, Row, member, type) table.add(#member, offsetof(Row, member), type)
 
-ArchiveSchema::ArchiveSchema()
+ArchiveSchema::ArchiveSchema(bool with_race_columns)
     : string_(h5::utf8_string_type()),
       bool_(h5::bool_type()),
       status_(status_enum_type()),
@@ -136,6 +136,12 @@ ArchiveSchema::ArchiveSchema()
     FHMOE_COLUMN(decisions_, DecisionRow, noise_floor_pct, H5T_NATIVE_DOUBLE);
     FHMOE_COLUMN(decisions_, DecisionRow, published_key, text);
     FHMOE_COLUMN(decisions_, DecisionRow, reason, text);
+    if (with_race_columns) {
+        FHMOE_COLUMN(decisions_, DecisionRow, race_rank, H5T_NATIVE_INT32);
+        FHMOE_COLUMN(decisions_, DecisionRow, race_host, text);
+        FHMOE_COLUMN(decisions_, DecisionRow, race_started_unix_ns, H5T_NATIVE_INT64);
+        FHMOE_COLUMN(decisions_, DecisionRow, race_finished_unix_ns, H5T_NATIVE_INT64);
+    }
 
     FHMOE_COLUMN(policy_, PolicyRow, name, text);
     FHMOE_COLUMN(policy_, PolicyRow, value, H5T_NATIVE_DOUBLE);

@@ -105,6 +105,10 @@ struct DecisionRow {
     double noise_floor_pct;
     TextField published_key;
     TextField reason;
+    std::int32_t race_rank;  // the race_* fields were added on 2026-11-30
+    TextField race_host;
+    std::int64_t race_started_unix_ns;
+    std::int64_t race_finished_unix_ns;
 };
 
 struct PolicyRow {
@@ -131,7 +135,9 @@ inline constexpr const char* kRanksTable = "ranks";
 // The compound types of every table, built once per archive read or write.
 class ArchiveSchema {
 public:
-    ArchiveSchema();
+    // The tables as this build writes them, or (with_race_columns false) as an archive
+    // written before /decisions had its race_* fields lays out /decisions.
+    explicit ArchiveSchema(bool with_race_columns = true);
     const h5::CompoundType& shapes() const noexcept { return shapes_; }
     const h5::CompoundType& candidates() const noexcept { return candidates_; }
     const h5::CompoundType& race() const noexcept { return race_; }

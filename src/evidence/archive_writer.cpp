@@ -159,7 +159,11 @@ std::vector<DecisionRow> decision_rows(const RunEvidence& evidence, TextArena& a
                               d.bar_pct,
                               d.noise_floor_pct,
                               arena.keep(published_key(d)),
-                              TextArena::view(d.reason)};
+                              TextArena::view(d.reason),
+                              d.race_rank,
+                              TextArena::view(d.race_host),
+                              d.race_started_unix_ns,
+                              d.race_finished_unix_ns};
     }
     return rows;
 }

@@ -236,13 +236,15 @@ void write_race(const std::string& path, const RunEvidence& evidence) {
 void write_decisions(const std::string& path, const RunEvidence& evidence) {
     CsvFile csv(path, {"shape_id", "decision", "incumbent_key", "incumbent_us",
                        "incumbent_stderr_us", "winner_key", "winner_us", "winner_stderr_us",
-                       "margin_pct", "bar_pct", "noise_floor_pct", "published_key", "reason"});
+                       "margin_pct", "bar_pct", "noise_floor_pct", "published_key", "reason",
+                       "race_rank", "race_host", "race_started_unix_ns", "race_finished_unix_ns"});
     for (const DecisionRecord& d : evidence.decisions) {
         csv.number(d.shape_id).text(to_string(d.decision)).text(d.incumbent_key);
         csv.number(d.incumbent_us).number(d.incumbent_stderr_us).text(d.winner_key);
         csv.number(d.winner_us).number(d.winner_stderr_us).number(d.margin_pct);
         csv.number(d.bar_pct).number(d.noise_floor_pct).text(published_key(d)).text(d.reason);
-        csv.end_row();
+        csv.number(d.race_rank).text(d.race_host).number(d.race_started_unix_ns);
+        csv.number(d.race_finished_unix_ns).end_row();
     }
     csv.close();
 }

@@ -147,22 +147,27 @@ std::vector<std::string> evidence_differences(const RunEvidence& expected,
                       out.compare(p + "time_us", x.time_us, y.time_us);
                       out.compare(p + "is_incumbent", x.is_incumbent, y.is_incumbent);
                   });
-    compare_table(out, "decisions", expected.decisions, actual.decisions,
-                  [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
-                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
-                      out.compare(p + "decision", x.decision, y.decision);
-                      out.compare(p + "incumbent_key", x.incumbent_key, y.incumbent_key);
-                      out.compare(p + "incumbent_us", x.incumbent_us, y.incumbent_us);
-                      out.compare(p + "incumbent_stderr_us", x.incumbent_stderr_us,
-                                  y.incumbent_stderr_us);
-                      out.compare(p + "winner_key", x.winner_key, y.winner_key);
-                      out.compare(p + "winner_us", x.winner_us, y.winner_us);
-                      out.compare(p + "winner_stderr_us", x.winner_stderr_us, y.winner_stderr_us);
-                      out.compare(p + "margin_pct", x.margin_pct, y.margin_pct);
-                      out.compare(p + "bar_pct", x.bar_pct, y.bar_pct);
-                      out.compare(p + "noise_floor_pct", x.noise_floor_pct, y.noise_floor_pct);
-                      out.compare(p + "reason", x.reason, y.reason);
-                  });
+    compare_table(
+        out, "decisions", expected.decisions, actual.decisions,
+        [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
+            out.compare(p + "shape_id", x.shape_id, y.shape_id);
+            out.compare(p + "decision", x.decision, y.decision);
+            out.compare(p + "incumbent_key", x.incumbent_key, y.incumbent_key);
+            out.compare(p + "incumbent_us", x.incumbent_us, y.incumbent_us);
+            out.compare(p + "incumbent_stderr_us", x.incumbent_stderr_us, y.incumbent_stderr_us);
+            out.compare(p + "winner_key", x.winner_key, y.winner_key);
+            out.compare(p + "winner_us", x.winner_us, y.winner_us);
+            out.compare(p + "winner_stderr_us", x.winner_stderr_us, y.winner_stderr_us);
+            out.compare(p + "margin_pct", x.margin_pct, y.margin_pct);
+            out.compare(p + "bar_pct", x.bar_pct, y.bar_pct);
+            out.compare(p + "noise_floor_pct", x.noise_floor_pct, y.noise_floor_pct);
+            out.compare(p + "reason", x.reason, y.reason);
+            out.compare(p + "race_rank", x.race_rank, y.race_rank);
+            out.compare(p + "race_host", x.race_host, y.race_host);
+            out.compare(p + "race_started_unix_ns", x.race_started_unix_ns, y.race_started_unix_ns);
+            out.compare(p + "race_finished_unix_ns", x.race_finished_unix_ns,
+                        y.race_finished_unix_ns);
+        });
     return out.take();
 }
 

@@ -72,6 +72,21 @@ OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& 
     return table;
 }
 
+bool table_has_field(hid_t parent, const std::string& name, const std::string& field) {
+    const std::string where = "dataset /" + name;
+    const htri_t exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
+    if (exists < 0) throw_hdf5_error(where + ": look it up");
+    if (exists == 0) throw Error("missing dataset /" + name);
+    const Dataset dataset(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), where + ": open");
+    const Datatype file_type(H5Dget_type(dataset.get()), where + ": get its type");
+    if (H5Tget_class(file_type.get()) != H5T_COMPOUND) {
+        throw Error(where + " is not a table of compound rows");
+    }
+    const bool found = H5Tget_member_index(file_type.get(), field.c_str()) >= 0;
+    if (!found) H5Eclear2(H5E_DEFAULT);
+    return found;
+}
+
 void read_table_rows(const OpenTable& table, const CompoundType& row_type, void* rows) {
     if (table.rows == 0) return;
     check(H5Dread(table.dataset.get(), row_type.type().get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows),

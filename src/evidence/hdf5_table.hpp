@@ -24,6 +24,10 @@ struct OpenTable {
 };
 OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& row_type);
 
+// Whether the table `name` (which must exist) has a field `field`: a field added to the
+// schema after an archive was written is absent from it, and readers find it absent.
+bool table_has_field(hid_t parent, const std::string& name, const std::string& field);
+
 // Reads every row into `rows` (HDF5 converts members by name, enums by member name);
 // variable-length strings stay owned by HDF5 until reclaim_table_rows.
 void read_table_rows(const OpenTable& table, const CompoundType& row_type, void* rows);

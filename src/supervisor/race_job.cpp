@@ -1,15 +1,26 @@
 #include "race_job.hpp"
 
 #include <algorithm>
+#include <chrono>
 
 #include "fhmoe/worker/race_order.hpp"
 
 namespace fhmoe::supervisor {
+namespace {
+
+std::int64_t unix_ns_now() {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+}
+
+}  // namespace
 
 RaceJob::RaceJob(Race race)
     : race_(std::move(race)),
       left_race_(race_.contenders.size(), false),
-      ran_this_round_(race_.contenders.size(), false) {
+      ran_this_round_(race_.contenders.size(), false),
+      started_unix_ns_(unix_ns_now()) {
     for (const PlannedCandidate& c : race_.contenders) {
         ContenderOutcome outcome;
         outcome.planned_index = c.planned_index;
@@ -142,6 +153,8 @@ Event RaceJob::done_event(bool stopped, const tuning::MeasuredOn& where) {
     done.rounds_completed = std::min(round_, race_.rounds);
     done.stopped = stopped;
     done.device = where;
+    done.started_unix_ns = started_unix_ns_;
+    done.finished_unix_ns = unix_ns_now();
     for (std::uint32_t p = 0; p < total(); ++p) {
         if (!left_race_[p]) outcomes_[p].status = tuning::Status::ok;
     }

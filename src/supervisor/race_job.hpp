@@ -47,6 +47,7 @@ private:
     std::uint32_t lives_lost_ = 0;
     bool stopped_early_ = false;
     std::optional<worker::FaultAnnounced> announced_;
+    std::int64_t started_unix_ns_ = 0;
 };
 
 }  // namespace fhmoe::supervisor

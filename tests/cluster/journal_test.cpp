@@ -10,6 +10,7 @@
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/default_config.hpp"
+#include "fhmoe/wire/frame.hpp"
 #include "support/small_shape.hpp"
 #include "tuner_harness.hpp"
 
@@ -66,6 +67,8 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     race.rounds_completed = 2;
     race.contenders.push_back(RaceContenderRecord{
         0, decision.winner.value(), true, tuning::Status::ok, "", {{1.0, 2.0}, {3.0}}});
+    race.started_unix_ns = 1700000000123456789;
+    race.finished_unix_ns = 1700000001987654321;
     SessionStartedRecord session;
     session.command_line = {"fhmoe_tune_mpi", "-i", "a b.csv", ""};
     session.backend = "cpu";
@@ -96,6 +99,10 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     EXPECT_EQ(std::get<CandidateResultRecord>(contents.records[2]).result.timing.mean_us, 42.0);
     EXPECT_EQ(std::get<RaceOutcomeRecord>(contents.records[3]).contenders[0].samples_us,
               race.contenders[0].samples_us);
+    EXPECT_EQ(std::get<RaceOutcomeRecord>(contents.records[3]).started_unix_ns,
+              race.started_unix_ns);
+    EXPECT_EQ(std::get<RaceOutcomeRecord>(contents.records[3]).finished_unix_ns,
+              race.finished_unix_ns);
     const auto& read_decision = std::get<ShapeDecision>(contents.records[4]);
     EXPECT_EQ(read_decision.kind, DecisionKind::promote);
     EXPECT_EQ(read_decision.margin_pct, 4.5);
@@ -117,6 +124,28 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     EXPECT_EQ(ended.finished_unix, 1700000123);
     EXPECT_EQ(ended.exit_status, 3);
     EXPECT_EQ(contents.torn_tail_bytes, 0U);
+}
+
+TEST(Journal, ARaceRecordWrittenBeforeTheRaceTimesExistedStillReads) {
+    // The race times were appended to the race record's payload without a new frame version:
+    // a payload that ends before them (an older writer's) reads with both times 0.
+    RaceOutcomeRecord race;
+    race.shape_key = "t3";
+    race.race_id = 4;
+    race.rounds_completed = 1;
+    race.started_unix_ns = 11;
+    race.finished_unix_ns = 22;
+    const wire::Frame frame =
+        wire::decode_frame(encode_journal_record(race), journal_format_version);
+    const std::span<const std::uint8_t> older(frame.payload.data(), frame.payload.size() - 16);
+    const auto read = std::get<RaceOutcomeRecord>(decode_journal_record(frame.type, older));
+    EXPECT_EQ(read.shape_key, "t3");
+    EXPECT_EQ(read.rounds_completed, 1U);
+    EXPECT_EQ(read.started_unix_ns, 0);
+    EXPECT_EQ(read.finished_unix_ns, 0);
+    EXPECT_EQ(std::get<RaceOutcomeRecord>(decode_journal_record(frame.type, frame.payload))
+                  .finished_unix_ns,
+              22);
 }
 
 TEST(Journal, TornLastRecordIsIgnoredAndCutOffOnReopen) {

@@ -378,12 +378,16 @@ TEST(MpiMessages, ChunksRacesAndEventsRoundTrip) {
     supervisor::RaceDone done;
     done.race_id = 5;
     done.rounds_completed = 2;
+    done.started_unix_ns = 1700000000000000001;
+    done.finished_unix_ns = 1700000002000000002;
     done.contenders.push_back(
         supervisor::ContenderOutcome{3, chunk.candidates[1].id, Status::ok, "", {{1.5}, {1.6}}});
     const supervisor::Event event = done;
     const auto back =
         std::get<supervisor::RaceDone>(decode_event(tag_of(event), encode_event(event)));
     EXPECT_EQ(back.contenders.at(0).samples_us, done.contenders[0].samples_us);
+    EXPECT_EQ(back.started_unix_ns, done.started_unix_ns);
+    EXPECT_EQ(back.finished_unix_ns, done.finished_unix_ns);
     EXPECT_EQ(tag_of(event), MessageTag::race_done);
 
     supervisor::CandidateMeasured measured;

@@ -146,6 +146,32 @@ std::vector<std::string> evidence_run_args(const std::string& dir) {
     return args;
 }
 
+// cpu ranks on one host share its cores, so a race must have had the host to itself (the
+// quiet-device rule, race_quiet_rule.hpp): no candidate measured on the race's host may
+// overlap the span in which the racing rank held the race. All ranks share one clock here.
+void expect_races_ran_alone(const evidence::RunEvidence& archive) {
+    std::size_t races = 0;
+    for (const auto& decision : archive.decisions) {
+        if (decision.race_rank < 0) continue;
+        ++races;
+        EXPECT_LT(decision.race_rank, kRanks);
+        EXPECT_FALSE(decision.race_host.empty());
+        EXPECT_GT(decision.race_started_unix_ns, 0);
+        EXPECT_GE(decision.race_finished_unix_ns, decision.race_started_unix_ns);
+        for (const auto& candidate : archive.candidates) {
+            const auto& result = candidate.result;
+            if (result.where.host != decision.race_host || result.started_unix_ns == 0) continue;
+            const bool overlaps = result.started_unix_ns < decision.race_finished_unix_ns &&
+                                  result.finished_unix_ns > decision.race_started_unix_ns;
+            EXPECT_FALSE(overlaps)
+                << "candidate " << result.candidate.key() << " of shape " << candidate.shape_id
+                << " ran on rank " << result.where.rank << " during the race of shape "
+                << decision.shape_id << " on rank " << decision.race_rank;
+        }
+    }
+    EXPECT_GT(races, 0U) << "no decision names its race: the rule goes unchecked";
+}
+
 TEST(TuneMpiEvidence, ArchiveOfAFourRankRunAgreesWithItsSummaryAndWithItsJournal) {
     const std::string dir = fresh_directory();
     auto args = evidence_run_args(dir);
@@ -165,6 +191,7 @@ TEST(TuneMpiEvidence, ArchiveOfAFourRankRunAgreesWithItsSummaryAndWithItsJournal
         EXPECT_FALSE(rank.host.empty()) << "rank " << rank.rank << " has no host";
     }
     expect_h5py_agrees(dir + "/evidence.h5", dir + "/summary.json");
+    expect_races_ran_alone(archive);
 
     expect_rebuild_equals(dir + "/journal.bin", dir + "/evidence.h5", dir + "/rebuilt.h5");
 }

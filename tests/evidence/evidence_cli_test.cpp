@@ -64,6 +64,21 @@ TEST_F(EvidenceCli, SummaryHasOneLinePerShapeAndTheTotals) {
         << run.out;
 }
 
+TEST_F(EvidenceCli, ShowSaysWhereAndHowLongTheDecidingRaceRan) {
+    RunEvidence night = night_;
+    ASSERT_FALSE(night.decisions.empty());
+    DecisionRecord& decision = night.decisions.front();
+    decision.race_rank = 2;
+    decision.race_host = "node9";
+    decision.race_started_unix_ns = 1'700'000'000'000'000'000;
+    decision.race_finished_unix_ns = 1'700'000'001'500'000'000;
+    write_archive(tonight_, night);
+    const std::string& shape = night.shapes.at(decision.shape_id).shape_key;
+    const CliRun run = run_cli({"show", tonight_, "--shape", shape});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    EXPECT_NE(run.out.find("  race on rank 2 (node9), 1.500 s\n"), std::string::npos) << run.out;
+}
+
 TEST_F(EvidenceCli, ShowListsEveryCandidateOfTheShape) {
     const ShapeRecord& shape = night_.shapes[2];
     const CliRun run = run_cli({"show", last_night_, "--shape", shape.shape_key});

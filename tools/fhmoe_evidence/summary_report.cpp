@@ -119,6 +119,17 @@ bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ost
                     << fixed_or_dash(d->bar_pct, 2) << "% (noise floor "
                     << fixed_or_dash(d->noise_floor_pct, 2) << "%)\n";
             }
+            if (d->race_rank >= 0) {
+                out << "  race on rank " << d->race_rank << " (" << d->race_host << ")";
+                if (d->race_started_unix_ns > 0 &&
+                    d->race_finished_unix_ns >= d->race_started_unix_ns) {
+                    const double seconds =
+                        static_cast<double>(d->race_finished_unix_ns - d->race_started_unix_ns) *
+                        1e-9;
+                    out << ", " << fixed_or_dash(seconds, 3) << " s";
+                }
+                out << '\n';
+            }
         } else {
             out << "decision pending\n";
         }

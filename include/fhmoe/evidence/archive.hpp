@@ -11,7 +11,9 @@
 namespace fhmoe::evidence {
 
 // The schema this build writes and the only one it reads. Bumped on any change a reader
-// of the previous version would misread (docs/evidence-schema.md, "Versions").
+// of the previous version would misread (docs/evidence-schema.md, "Versions"); a field
+// added since is no such change: an archive written before it lacks it, and reads with the
+// field absent (a night-to-night diff spans tool upgrades).
 inline constexpr int kSchemaVersion = 1;
 
 // Writes `evidence` to `path`: to a temporary name in the same directory, sealed with a
@@ -22,8 +24,8 @@ void write_archive(const std::string& path, const RunEvidence& evidence);
 
 // Reads an archive written by write_archive. Throws fhmoe::Error naming the path for a
 // missing, truncated or corrupted file, a file that is not an archive, another
-// schema_version, or a missing dataset or field. Never crashes on a damaged file: the seal
-// is verified before HDF5 reads a byte of it.
+// schema_version, or a missing dataset or field (other than one added since version 1). Never
+// crashes on a damaged file: the seal is verified before HDF5 reads a byte of it.
 RunEvidence read_archive(const std::string& path);
 
 }  // namespace fhmoe::evidence

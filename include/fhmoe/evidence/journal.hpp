@@ -33,7 +33,9 @@ namespace fhmoe::evidence {
 
 // Frame version of journal records; a journal of another version is refused, not guessed.
 // 2: the session records (session_started, rank_joined, session_ended) that make the
-// journal the evidence archive's only source.
+// journal the evidence archive's only source. Fields appended to the end of a record's
+// payload keep the version: a reader takes them when present and leaves their defaults when
+// an older writer left them out (a race's started/finished times came so).
 inline constexpr std::uint16_t journal_format_version = 2;
 
 enum class JournalRecordType : std::uint16_t {
@@ -107,6 +109,10 @@ struct RaceOutcomeRecord {
     bool stopped = false;  // cut short by a stop: a resume races again
     tuning::MeasuredOn device;
     std::vector<RaceContenderRecord> contenders;
+    // When the racing rank took the race and when it ended (supervisor::RaceDone); 0 in
+    // journals written before these fields existed.
+    std::int64_t started_unix_ns = 0;
+    std::int64_t finished_unix_ns = 0;
 };
 
 enum class DecisionKind : std::uint8_t { promote = 0, retain = 1, incomplete = 2, all_failed = 3 };

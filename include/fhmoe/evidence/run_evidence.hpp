@@ -118,6 +118,14 @@ struct DecisionRecord {
     double bar_pct = kAbsent;     // max(min_improvement_pct, noise_floor_pct)
     double noise_floor_pct = kAbsent;
     std::string reason;  // one line, from the gate or the coverage check
+    // The race that decided: the rank and host it ran on, and when that rank took it and
+    // finished it. race_rank -1 (and the rest empty/0) when no race decided the shape or the
+    // archive was written before these fields existed; times 0 when the journal that made
+    // the archive was written before races carried them.
+    std::int32_t race_rank = -1;
+    std::string race_host;
+    std::int64_t race_started_unix_ns = 0;
+    std::int64_t race_finished_unix_ns = 0;
 };
 
 struct RunEvidence {

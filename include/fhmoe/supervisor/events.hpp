@@ -62,6 +62,10 @@ struct RaceDone {
     std::uint32_t rounds_completed = 0;
     bool stopped = false;
     tuning::MeasuredOn device;  // where the race ran (the last worker life)
+    // Wall clock (ns since the epoch) when this supervisor took the race and when it ended,
+    // shape loading included: the span in which the race's device was the race's alone.
+    std::int64_t started_unix_ns = 0;
+    std::int64_t finished_unix_ns = 0;
 };
 
 // The worker died or was killed; a fresh one is started when work remains.

@@ -140,6 +140,8 @@ void encode_body(wire::ByteWriter& out, const RaceOutcomeRecord& record) {
         out.u32(static_cast<std::uint32_t>(contender.samples_us.size()));
         for (const auto& round : contender.samples_us) out.f64_vector(round);
     }
+    out.i64(record.started_unix_ns);
+    out.i64(record.finished_unix_ns);
 }
 
 RaceOutcomeRecord decode_race_outcome(wire::ByteReader& in) {
@@ -160,6 +162,10 @@ RaceOutcomeRecord decode_race_outcome(wire::ByteReader& in) {
         const std::uint32_t rounds = in.count(4);
         for (std::uint32_t r = 0; r < rounds; ++r) contender.samples_us.push_back(in.f64_vector());
         record.contenders.push_back(std::move(contender));
+    }
+    if (in.remaining() > 0) {  // absent from journals written before the race times existed
+        record.started_unix_ns = in.i64();
+        record.finished_unix_ns = in.i64();
     }
     return record;
 }
