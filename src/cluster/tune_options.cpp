@@ -1,6 +1,8 @@
 #include "fhmoe/cluster/tune_options.hpp"
 
 #include <cxxopts.hpp>
+
+#include <charconv>
 #include <filesystem>
 #include <string>
 
@@ -10,13 +12,14 @@
 namespace fhmoe::cluster {
 namespace {
 
+// A default as --help shows it and cxxopts parses it back: the shortest text that reads back
+// as the same double (0.1, 0.001, 1e-07), so a tiny default never prints as 0.
 template <typename T>
 std::string text(T value) {
     if constexpr (std::is_same_v<T, double>) {
-        std::string s = std::to_string(value);
-        s.erase(s.find_last_not_of('0') + 1);
-        if (!s.empty() && s.back() == '.') s.pop_back();
-        return s;
+        char buffer[32];
+        const auto written = std::to_chars(buffer, buffer + sizeof(buffer), value);
+        return std::string(buffer, written.ptr);
     } else {
         return std::to_string(value);
     }
@@ -67,6 +70,16 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<double>()->default_value(text(m.err_ratio)))(
         "timeout", "seconds one candidate may take before its worker is killed",
         cxxopts::value<double>()->default_value(text(m.timeout_s)))(
+        "rtol", "relative tolerance of the element-wise accuracy check",
+        cxxopts::value<double>()->default_value(text(m.rtol)))(
+        "atol", "absolute tolerance of the element-wise accuracy check",
+        cxxopts::value<double>()->default_value(text(m.atol)))(
+        "max_cosine_distance", "largest cosine distance between output and reference that passes",
+        cxxopts::value<double>()->default_value(text(m.max_cosine_distance)))(
+        "rotate_inputs",
+        "time against rotating input copies so inputs come cold from memory "
+        "(--rotate_inputs=false turns it off)",
+        cxxopts::value<bool>()->default_value(m.rotate_inputs ? "true" : "false"))(
         "backend", "cpu | gpu | sim", cxxopts::value<std::string>()->default_value("cpu"))(
         "worker", "fhmoe_worker executable (default: next to fhmoe_tune_mpi)",
         cxxopts::value<std::string>())(
@@ -78,7 +91,10 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "finalists", "best candidates (relative to the incumbent) that reach the race",
         cxxopts::value<int>()->default_value(text(defaults.finalist.finalists)))(
         "rounds", "interleaved race rounds (>= 2)",
-        cxxopts::value<int>()->default_value(text(defaults.finalist.rounds)));
+        cxxopts::value<int>()->default_value(text(defaults.finalist.rounds)))(
+        "noise_floor_sigmas",
+        "the race's noise floor is this many combined standard errors of the two means",
+        cxxopts::value<double>()->default_value(text(defaults.promotion.noise_floor_sigmas)));
     options.add_options("run")("batch", "decided shapes between two writes of the tuned CSV",
                                cxxopts::value<int>()->default_value(text(defaults.run.batch)))(
         "chunk", "candidates per chunk (default: enough chunks to keep every rank busy)",
@@ -168,6 +184,11 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         policy.measurement.iters = result["iters"].as<int>();
         policy.measurement.err_ratio = result["errRatio"].as<double>();
         policy.measurement.timeout_s = result["timeout"].as<double>();
+        policy.measurement.rtol = result["rtol"].as<double>();
+        policy.measurement.atol = result["atol"].as<double>();
+        policy.measurement.max_cosine_distance = result["max_cosine_distance"].as<double>();
+        policy.measurement.rotate_inputs = result["rotate_inputs"].as<bool>();
+        policy.promotion.noise_floor_sigmas = result["noise_floor_sigmas"].as<double>();
         policy.run.batch = result["batch"].as<int>();
         policy.promotion.min_improvement_pct = result["min_improvement_pct"].as<double>();
         policy.finalist.finalists = result["finalists"].as<int>();

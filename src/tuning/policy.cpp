@@ -77,10 +77,10 @@ void validate(const TuningPolicy& policy) {
         throw PolicyError("measurement.err_ratio", "--errRatio",
                           "must be within [0, 1], " + got(measurement.err_ratio));
     }
-    require_finite_at_least(measurement.rtol, 0.0, "measurement.rtol", "");
-    require_finite_at_least(measurement.atol, 0.0, "measurement.atol", "");
+    require_finite_at_least(measurement.rtol, 0.0, "measurement.rtol", "--rtol");
+    require_finite_at_least(measurement.atol, 0.0, "measurement.atol", "--atol");
     require_finite_at_least(measurement.max_cosine_distance, 0.0, "measurement.max_cosine_distance",
-                            "");
+                            "--max_cosine_distance");
     if (!(measurement.timeout_s > 0.0) || !std::isfinite(measurement.timeout_s)) {
         throw PolicyError(
             "measurement.timeout_s", "--timeout",
@@ -90,9 +90,9 @@ void validate(const TuningPolicy& policy) {
     require_finite_at_least(policy.promotion.min_improvement_pct, 0.0,
                             "promotion.min_improvement_pct", "--min_improvement_pct");
     require_finite_at_least(policy.promotion.noise_floor_sigmas, 0.0,
-                            "promotion.noise_floor_sigmas", "");
-    require_at_least(policy.finalist.finalists, 1, "finalist.finalists", "");
-    require_at_least(policy.finalist.rounds, 2, "finalist.rounds", "");
+                            "promotion.noise_floor_sigmas", "--noise_floor_sigmas");
+    require_at_least(policy.finalist.finalists, 1, "finalist.finalists", "--finalists");
+    require_at_least(policy.finalist.rounds, 2, "finalist.rounds", "--rounds");
 }
 
 }  // namespace fhmoe::tuning

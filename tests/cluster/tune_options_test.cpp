@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+#include <sstream>
+
 #include "fhmoe/cluster/tune_options.hpp"
 
 namespace fhmoe::cluster {
@@ -64,6 +67,38 @@ TEST(TuneOptions, AiterFlagNamesSetThePolicy) {
     EXPECT_EQ(o.journal_path, "j.bin");
 }
 
+// DESIGN.md section 3: every policy value is also a CLI flag. Each named policy value (the
+// one list of policy names) must be settable by the flag of the same name, and setting it
+// must change that value and no other.
+TEST(TuneOptions, EveryPolicyValueIsAFlagOfTheSameName) {
+    const auto defaults = tuning::named_policy_values(parse({"-i", "a", "-o", "b"}).policy);
+    for (const tuning::NamedPolicyValue& field : defaults) {
+        std::string value;
+        double expected = 0.0;
+        if (field.name == "rotate_inputs") {
+            value = field.value != 0.0 ? "false" : "true";
+            expected = field.value != 0.0 ? 0.0 : 1.0;
+        } else {
+            expected =
+                field.value == std::floor(field.value) ? field.value + 1.0 : field.value * 2.0;
+            std::ostringstream text;
+            text << expected;
+            value = text.str();
+        }
+        const std::string flag = "--" + field.name + "=" + value;  // a switch takes "=false"
+        SCOPED_TRACE(flag);
+        const auto now = tuning::named_policy_values(parse({"-i", "a", "-o", "b", flag}).policy);
+        ASSERT_EQ(now.size(), defaults.size());
+        for (std::size_t i = 0; i < now.size(); ++i) {
+            if (now[i].name == field.name) {
+                EXPECT_DOUBLE_EQ(now[i].value, expected);
+            } else {
+                EXPECT_EQ(now[i].value, defaults[i].value) << now[i].name << " moved too";
+            }
+        }
+    }
+}
+
 TEST(TuneOptions, RunConfigIsBareOrTakesACsv) {
     EXPECT_EQ(parse({"-i", "in.csv", "-o", "out.csv", "--run_config"}).run_config, "");
     const TuneOptions with_csv = parse({"--run_config", "rows.csv"});
@@ -78,6 +113,9 @@ TEST(TuneOptions, InconsistentOrBadFlagsAreUsageErrors) {
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--backend", "tpu"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rounds", "1"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--iters", "0"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rtol=-1"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--noise_floor_sigmas=nan"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rotate_inputs=maybe"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--inject-fault", "explode@3"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--chunk", "0"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--no-such-flag"}), UsageError);
@@ -106,6 +144,11 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--summary-json",
                              "--finalists",
                              "--rounds",
+                             "--rtol",
+                             "--atol",
+                             "--max_cosine_distance",
+                             "--rotate_inputs",
+                             "--noise_floor_sigmas",
                              "--seed",
                              "--chunk",
                              "--inject-fault",

@@ -88,9 +88,9 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"err_ratio_nan", [](TuningPolicy& p) { p.measurement.err_ratio = nan; },
                  "measurement.err_ratio", "--errRatio"},
         BadValue{"rtol_negative", [](TuningPolicy& p) { p.measurement.rtol = -1e-3; },
-                 "measurement.rtol", ""},
+                 "measurement.rtol", "--rtol"},
         BadValue{"atol_nan", [](TuningPolicy& p) { p.measurement.atol = nan; }, "measurement.atol",
-                 ""},
+                 "--atol"},
         BadValue{"timeout_zero", [](TuningPolicy& p) { p.measurement.timeout_s = 0.0; },
                  "measurement.timeout_s", "--timeout"},
         BadValue{"timeout_infinite", [](TuningPolicy& p) { p.measurement.timeout_s = inf; },
@@ -101,11 +101,11 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"pct_infinite", [](TuningPolicy& p) { p.promotion.min_improvement_pct = inf; },
                  "promotion.min_improvement_pct", "--min_improvement_pct"},
         BadValue{"sigmas_negative", [](TuningPolicy& p) { p.promotion.noise_floor_sigmas = -2.0; },
-                 "promotion.noise_floor_sigmas", ""},
+                 "promotion.noise_floor_sigmas", "--noise_floor_sigmas"},
         BadValue{"finalists_zero", [](TuningPolicy& p) { p.finalist.finalists = 0; },
-                 "finalist.finalists", ""},
+                 "finalist.finalists", "--finalists"},
         BadValue{"rounds_one", [](TuningPolicy& p) { p.finalist.rounds = 1; }, "finalist.rounds",
-                 ""}),
+                 "--rounds"}),
     [](const ::testing::TestParamInfo<BadValue>& param_info) { return param_info.param.name; });
 
 TEST(Policy, BoundaryValuesAreAccepted) {

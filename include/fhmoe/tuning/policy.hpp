@@ -19,12 +19,12 @@ struct MeasurementPolicy {
     int warmup = 5;           // --warmup: untimed runs before the timed ones
     int iters = 101;          // --iters: timed runs per candidate
     double err_ratio = 0.05;  // --errRatio: largest fraction of mismatching elements that passes
-    double rtol = 1e-2;       // isclose tolerances of the accuracy check (aiter checkAllclose)
-    double atol = 1e-2;
+    double rtol = 1e-2;       // --rtol, --atol: isclose tolerances of the accuracy check
+    double atol = 1e-2;       // (aiter checkAllclose)
     // Largest cosine distance between output and reference that passes. The element-wise
     // check alone lets a kernel that is right in most elements but wrong in direction pass;
     // 1e-3 is the bar aiter's production FHMoE tests use (reference section 6.3, step 7).
-    double max_cosine_distance = 1e-3;
+    double max_cosine_distance = 1e-3;  // --max_cosine_distance
     // --timeout: seconds one candidate may take, from launch to its last timed run. aiter's
     // 1800 s lets one hung worker cost half an hour (reference section 10.3). On a GPU the
     // slowest DSV4 candidate runs its warmup + 101 iterations in well under a second, and
@@ -33,7 +33,7 @@ struct MeasurementPolicy {
     // bounding what a hang costs. The cpu backend on large shapes needs --timeout raised.
     double timeout_s = 60.0;
     // Time against rotating input buffers so inputs come cold from memory, as serving sees
-    // them after other layers ran (aiter's run_perftest rotation).
+    // them after other layers ran (aiter's run_perftest rotation). --rotate_inputs.
     bool rotate_inputs = true;
 };
 
@@ -45,13 +45,14 @@ struct PromotionPolicy {
     // --min_improvement_pct: a challenger must be at least this much faster, in percent of
     // the incumbent's time. The gate and --compare --update_improved both read it.
     double min_improvement_pct = 3.0;
-    // The noise floor of the bar is this many combined standard errors of the two means.
+    // --noise_floor_sigmas: the noise floor of the bar is this many combined standard errors
+    // of the two means.
     double noise_floor_sigmas = 2.0;
 };
 
 struct FinalistPolicy {
-    int finalists = 4;  // best candidates (by time relative to the incumbent) that reach the race
-    int rounds = 5;     // interleaved race rounds; at least 2 so a standard error exists
+    int finalists = 4;  // --finalists: best candidates (relative to the incumbent) in the race
+    int rounds = 5;     // --rounds: interleaved race rounds; at least 2 for a standard error
 };
 
 struct TuningPolicy {
