@@ -65,5 +65,16 @@ TEST(TuneMpiScale, SameDecisionsAtOneTwoAndFourRanks) {
     EXPECT_LT(promoted, 5);
 }
 
+// DESIGN.md section 5: the sim backend is for scale tests, 64+ ranks on one box. Sixty-four
+// ranks (and 64 workers) on a 2-core machine: more ranks than chunks, most of them idle, and
+// the decisions must still be the single rank's.
+TEST(TuneMpiScale, SixtyFourRanksDecideAsOneRankDoes) {
+    const Decided one = run_at(1);
+    const Decided many = run_at(64);
+    ASSERT_EQ(one.decisions.size(), 5U);
+    EXPECT_EQ(one.decisions, many.decisions);
+    EXPECT_EQ(one.rows, many.rows);
+}
+
 }  // namespace
 }  // namespace fhmoe::cluster::testing
