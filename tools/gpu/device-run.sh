@@ -66,6 +66,13 @@ if want mpi; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
     cp "$work"/tuned.csv "$work"/summary.json "$out/" 2>/dev/null
     ls -la "$work" | tee -a "$out/tune_mpi.log"
+    # The evidence as a user reads it the morning after: the summary, and one shape's
+    # candidates with where and how long its race ran.
+    section "fhmoe_evidence summary / show"
+    "$bin/fhmoe_evidence" summary "$work/evidence.h5" 2>&1 | tee "$out/evidence_summary.txt" | tail -12
+    "$bin/fhmoe_evidence" show "$work/evidence.h5" --shape t16_h512_i128_e17_k5_gui 2>&1 \
+      | tee "$out/evidence_show.txt" | head -12
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
 fi
 section "done, status $status"
