@@ -276,7 +276,8 @@ void Coordinator::dispatch() {
 
 DeviceGroupActivity Coordinator::device_group_activity(int rank) const {
     const auto group_of = [&](int r) {
-        return device_group(c_.options->backend, ranks_[static_cast<std::size_t>(r)].host, r);
+        const RankState& state = ranks_[static_cast<std::size_t>(r)];
+        return device_group(c_.options->backend, state.host, state.device_uuid, r);
     };
     const std::string group = group_of(rank);
     DeviceGroupActivity activity;
@@ -360,6 +361,7 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 evidence::ShapeLoadedRecord record{e.shape_key, e.reference_digest, e.device,
                                                    e.seconds};
                 record.device.rank = rank;
+                ranks_[static_cast<std::size_t>(rank)].device_uuid = e.device.device_uuid;
                 c_.journal->append(record);
                 spdlog::debug("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
                               rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,

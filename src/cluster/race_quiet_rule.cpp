@@ -11,8 +11,12 @@ RankMayStart what_rank_may_start(const DeviceGroupActivity& group, bool race_wai
     return group.busy_others == 0 ? RankMayStart::a_race : RankMayStart::nothing;
 }
 
-std::string device_group(const std::string& backend, const std::string& host, int rank) {
+std::string device_group(const std::string& backend, const std::string& host,
+                         const std::string& device_uuid, int rank) {
     if (backend == "cpu" && !host.empty()) return "cpu@" + host;
+    if (backend == "gpu" && !host.empty() && !device_uuid.empty()) {
+        return "gpu@" + host + "/" + device_uuid;
+    }
     return "rank " + std::to_string(rank);
 }
 

@@ -39,6 +39,7 @@ struct RankState {
     std::string binding;
     bool signalled = false;
     int worker_pid = 0;  // the live worker as last reported (workers start with the first work)
+    std::string device_uuid;  // the device its worker last reported measuring on
 };
 
 struct CoordinatorContext {

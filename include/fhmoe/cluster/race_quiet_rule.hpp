@@ -3,9 +3,11 @@
 // A race decides a shape, and its noise floor is part of the gate's bar (DESIGN.md section
 // 3), so a race must run on a device nobody else is using at the time. Ranks of the cpu
 // backend share their host's cores: with four ranks on one host, a race run while the other
-// ranks measured had noise floors of 20-48 % on the 2-core demo, which hid real wins. Ranks
-// of the gpu and sim backends each own their device (one rank per GPU, as --gpus-per-task=1
-// binds them), so for them the rule changes nothing.
+// ranks measured had noise floors of 20-58 % on the 2-core demo, which hid real wins. Ranks
+// of the gpu backend normally own their GPU (one rank per GPU, as --gpus-per-task=1 binds
+// them), and then the rule changes nothing for them; two gpu ranks whose workers report the
+// same device on one host share it like cpu ranks share a host. sim devices are a model:
+// each rank owns its own.
 //
 // The rule, for an idle rank that shares its device with other ranks (its device group):
 //   - while a member of its group races, it starts nothing;
@@ -30,8 +32,10 @@ struct DeviceGroupActivity {
 RankMayStart what_rank_may_start(const DeviceGroupActivity& group, bool race_waiting);
 
 // The device a rank measures on, as far as sharing goes: the host for the cpu backend (all
-// its ranks share the host's cores), the rank itself for gpu and sim (each owns its device).
-// A rank whose host is not known yet (no hello) is alone in its group.
-std::string device_group(const std::string& backend, const std::string& host, int rank);
+// its ranks share the host's cores); for gpu the host and the device its worker reported
+// (`device_uuid`, empty until its first shape is loaded); the rank itself otherwise. A rank
+// whose host or device is not known yet is alone in its group.
+std::string device_group(const std::string& backend, const std::string& host,
+                         const std::string& device_uuid, int rank);
 
 }  // namespace fhmoe::cluster
