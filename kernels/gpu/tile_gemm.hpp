@@ -159,12 +159,30 @@ struct Accumulators {
     }
 };
 
-// This thread's K group's slice of the staged step, against its column's weight rows.
+// Bit j set when this thread's j-th row of the pass is a real (token, slot), not block_m
+// padding. At decode sizes most rows of an expert's block are padding (one token among
+// block_m rows): their sums are zero whatever is computed, so the K loop skips them. All
+// lanes of a warp share their rows when a pass covers the tile's columns (row_splits 1), so
+// skipping does not diverge there.
+__device__ inline unsigned live_rows(const TileGeometry& g, const ThreadPlace& place,
+                                     const RowSource& rows) {
+    unsigned live = 0;
+#pragma unroll
+    for (int j = 0; j < kMaxRowsPerThread; ++j) {
+        if (j < g.rows_per_thread && rows.activation_row(place.pass_row(g, j)) >= 0) {
+            live |= 1u << j;
+        }
+    }
+    return live;
+}
+
+// This thread's K group's slice of the staged step, against its column's weight rows, for
+// its live rows (live_rows).
 template <int kWeightRows>
 __device__ inline void accumulate_step(Accumulators<kWeightRows>& acc, const float* staged,
                                        const TileGeometry& g, const ThreadPlace& place,
                                        const WeightView& w, const std::int64_t* weight_row,
-                                       std::int64_t k0) {
+                                       std::int64_t k0, unsigned live) {
     const int begin = place.k_group * g.k_slice;
     for (int kk = begin; kk < begin + g.k_slice; kk += kMxBlockSize) {
         float weights[kWeightRows][kMxBlockSize];
@@ -175,7 +193,7 @@ __device__ inline void accumulate_step(Accumulators<kWeightRows>& acc, const flo
         // Guarded, not cut short: the loop must unroll so the accumulators stay in registers.
 #pragma unroll
         for (int j = 0; j < kMaxRowsPerThread; ++j) {
-            if (j < g.rows_per_thread) {
+            if ((live >> j) & 1u) {
                 const float4* a =
                     reinterpret_cast<const float4*>(staged + place.pass_row(g, j) * g.tile_k + kk);
 #pragma unroll
@@ -233,11 +251,12 @@ __device__ inline void run_pass_k_loop(Accumulators<kWeightRows>& acc, float* st
                                        const ActivationView& a, const RowSource& rows,
                                        const WeightView& w, const std::int64_t* weight_row) {
     acc.clear();
+    const unsigned live = live_rows(g, place, rows);
     for (std::int64_t k0 = 0; k0 < a.k; k0 += g.tile_k) {
         __syncthreads();  // the previous step (or pass) is done with `staged`
         stage_activations(staged, g, a, rows, k0);
         __syncthreads();
-        accumulate_step<kWeightRows>(acc, staged, g, place, w, weight_row, k0);
+        accumulate_step<kWeightRows>(acc, staged, g, place, w, weight_row, k0, live);
     }
     reduce_k_groups<kWeightRows>(acc, staged, g, place);
 }
