@@ -128,7 +128,9 @@ TEST_P(FaultMatrix, EveryCandidateGetsOneTerminalStatusAndTheRestAreMeasured) {
         const double lost_after_s =
             static_cast<double>(hung.finished_unix_ns - hung.started_unix_ns) * 1e-9;
         EXPECT_GE(lost_after_s, chunk.candidate_timeout_s - 0.05);
-        EXPECT_LT(lost_after_s, chunk.candidate_timeout_s + 1.0) << "a hang costs its deadline";
+        // Two seconds of slack beyond the deadline for a loaded 2-core CI machine waking the
+        // supervisor late; a hang still costs seconds, not minutes.
+        EXPECT_LT(lost_after_s, chunk.candidate_timeout_s + 2.0) << "a hang costs its deadline";
     }
 }
 
