@@ -34,7 +34,8 @@ TEST(Version, RevisionIsTheCommitTheSourcesWereBuiltFrom) {
     if (!have_git) GTEST_SKIP() << "the sources are not a git checkout";
     std::string head(line.data());
     while (!head.empty() && (head.back() == '\n' || head.back() == '\r')) head.pop_back();
-    EXPECT_EQ(std::string(git_revision_of(version())), head);
+    EXPECT_EQ(std::string(git_revision_of(version())), head)
+        << "the binaries were built before the last commit: rebuild, then test";
 }
 
 TEST(Version, RevisionIsParsedFromAnyVersionText) {
