@@ -40,7 +40,7 @@ std::string format_progress(const ProgressSnapshot& p, bool bar) {
     const double rate = p.elapsed_s > 0.0 ? static_cast<double>(p.measured) / p.elapsed_s : 0.0;
     char line[256];
     std::snprintf(line, sizeof(line),
-                  "%zu/%zu candidates %.0f%%, %zu/%zu shapes decided, %zu/%zu ranks busy, %.1f/s",
+                  "%zu/%zu measurements %.0f%%, %zu/%zu shapes decided, %zu/%zu ranks busy, %.1f/s",
                   p.measured, p.to_measure, fraction * 100.0, p.shapes_decided, p.shapes_total,
                   p.ranks_busy, p.ranks, rate);
     text += line;

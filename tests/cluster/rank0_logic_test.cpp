@@ -417,7 +417,7 @@ TEST(Progress, LinesCarryCountsRateAndEta) {
     snapshot.ranks = 4;
     snapshot.elapsed_s = 10.0;
     const std::string line = format_progress(snapshot, false);
-    EXPECT_EQ(line, "50/200 candidates 25%, 1/4 shapes decided, 3/4 ranks busy, 5.0/s, ETA 30s");
+    EXPECT_EQ(line, "50/200 measurements 25%, 1/4 shapes decided, 3/4 ranks busy, 5.0/s, ETA 30s");
     EXPECT_EQ(format_progress(snapshot, true).rfind("[######..................] ", 0), 0U);
 }
 

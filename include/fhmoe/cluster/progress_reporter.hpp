@@ -11,6 +11,8 @@
 namespace fhmoe::cluster {
 
 struct ProgressSnapshot {
+    // Measurements, not candidates: every chunk re-measures its shape's incumbent, so a shape
+    // of 8 candidates in 2 chunks is 9 measurements (the archive keeps one row per candidate).
     std::size_t measured = 0;        // candidate results received this run
     std::size_t to_measure = 0;      // results this run expects (chunks planned so far)
     std::size_t shapes_decided = 0;  // shapes with a decision
@@ -20,7 +22,7 @@ struct ProgressSnapshot {
     double elapsed_s = 0.0;
 };
 
-// "[#####.....] 120/480 candidates 25%, 3/12 shapes, 4/4 ranks busy, 6.2/s, ETA 58s" (the
+// "[#####.....] 120/480 measurements 25%, 3/12 shapes, 4/4 ranks busy, 6.2/s, ETA 58s" (the
 // bar only when `bar` is set).
 std::string format_progress(const ProgressSnapshot& snapshot, bool bar);
 
