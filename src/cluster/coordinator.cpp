@@ -369,8 +369,11 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 RankState& state = ranks_[static_cast<std::size_t>(rank)];
                 if (state.worker_pid != e.device.worker_pid) {
                     state.worker_pid = e.device.worker_pid;
-                    spdlog::info("rank {} on {}: worker pid {} ({} device {})", rank, e.device.host,
-                                 e.device.worker_pid, e.device.device_name, e.device.device_index);
+                    spdlog::info("rank {} on {}: worker pid {} ({} device {}{})", rank,
+                                 e.device.host, e.device.worker_pid, e.device.device_name,
+                                 e.device.device_index,
+                                 e.device.device_uuid.empty() ? std::string()
+                                                              : ", uuid " + e.device.device_uuid);
                 }
                 ShapeProgress& shape = shape_by_key(e.shape_key);
                 if (auto disagreement = shape.add_loaded(record)) {
