@@ -4,6 +4,7 @@
 // reduce mode]. Device events between the stages give the per-stage split; the first and
 // the last give the op's time.
 
+#include <algorithm>
 #include <array>
 #include <string>
 
@@ -36,6 +37,14 @@ const family::ShapeKey& checked(const family::ShapeKey& shape, const family::Can
 
 std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
 
+// The most sorted rows the routing can fill: each expert in use opens at most one block_m
+// block beyond its entries' own share, so valid rows <= (ceil(n / block_m) + min(E, n)) *
+// block_m for n = tokens * topk entries. Stage1's K split sizes its partial sums by it.
+std::int64_t split_rows_bound(const ProblemDims& dims, int block_m) {
+    const std::int64_t entries = dims.slot_rows();
+    return ((entries + block_m - 1) / block_m + std::min(dims.experts, entries)) * block_m;
+}
+
 }  // namespace
 
 struct GpuFhmoeOp::Impl {
@@ -59,7 +68,13 @@ struct GpuFhmoeOp::Impl {
           a2_scales(count(dims.slot_rows() * dims.inter_blocks())),
           slot_out(atomic ? 0 : count(dims.slot_rows() * dims.hidden)),
           out(dims.x_elements()),
-          tile_counter(1) {
+          tile_counter(1),
+          partial_rows(std::min(capacity_rows, split_rows_bound(dims, chosen.block_m))),
+          k_splits(gpu::stage1_k_splits(geometry1,
+                                        (partial_rows + geometry1.tile_m - 1) / geometry1.tile_m *
+                                            (dims.inter / geometry1.tile_n),
+                                        dims.hidden, gpu::bound_gpu_device().multiprocessors)),
+          partials(k_splits > 1 ? count(k_splits * partial_rows * dims.inter * 2) : 0) {
         const gpu::GpuDeviceFacts& device = gpu::bound_gpu_device();
         persistent_workgroups =
             chosen.stage2.persistent
@@ -111,6 +126,9 @@ struct GpuFhmoeOp::Impl {
         s1.a2_bf16 = a2_bf16.data();
         s1.a2_codes = a2_codes.data();
         s1.a2_scales = a2_scales.data();
+        s1.k_splits = k_splits;
+        s1.partials = partials.data();
+        s1.partial_rows = partial_rows;
         gpu::launch_stage1(s1, tiles(geometry1, dims.inter), s);
         FHMOE_GPU_CHECK(hipEventRecord(events[3].get(), s));
 
@@ -162,7 +180,7 @@ struct GpuFhmoeOp::Impl {
         return sorted_ids.bytes() + sorted_weights.bytes() + block_experts.bytes() +
                valid_rows.bytes() + expert_rows.bytes() + a1_codes.bytes() + a1_scales.bytes() +
                a2_bf16.bytes() + a2_codes.bytes() + a2_scales.bytes() + slot_out.bytes() +
-               out.bytes() + tile_counter.bytes();
+               out.bytes() + tile_counter.bytes() + partials.bytes();
     }
 
     family::ShapeKey shape;
@@ -186,6 +204,9 @@ struct GpuFhmoeOp::Impl {
     gpu::DeviceBuffer<std::uint16_t> slot_out;
     gpu::DeviceBuffer<std::uint16_t> out;
     gpu::DeviceBuffer<std::uint32_t> tile_counter;
+    std::int64_t partial_rows;
+    int k_splits;
+    gpu::DeviceBuffer<float> partials;  // stage1's K split partial sums (empty without one)
     gpu::DeviceStream stream;
     std::array<gpu::DeviceEvent, kEvents> events;
 };

@@ -7,7 +7,10 @@
 // nvcc declares them implicitly, hipcc only through it.
 #include "gpu/portability.hpp"
 
+#include <algorithm>
+
 #include "common/bf16.hpp"
+#include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
 #include "gpu/stage_args.hpp"
 #include "gpu/tile_gemm.hpp"
@@ -21,6 +24,9 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
     const ShapeView& s = args.shape;
     const std::int64_t n_tiles = s.inter / g.tile_n;
     const std::int64_t tile = blockIdx.x;
+    const int split = static_cast<int>(blockIdx.y);
+    const std::int64_t k_per_split = s.hidden / args.k_splits;
+    const std::int64_t k_begin = split * k_per_split;
     const std::int64_t row0 = tile / n_tiles * g.tile_m;
     if (row0 >= *args.sorted.valid_rows) return;
     const std::int64_t column0 = tile % n_tiles * g.tile_n;
@@ -52,7 +58,29 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
                                  s.tokens, s.topk, false};
             if (!pass_has_rows(g, rows)) continue;
             Accumulators<2> acc;
-            run_pass_k_loop<2>(acc, staged, g, place, a, rows, w, weight_row);
+            run_pass_k_loop<2>(acc, staged, g, place, a, rows, w, weight_row, k_begin,
+                               k_begin + k_per_split);
+
+            if (args.k_splits > 1) {
+                // This split's partial sums of the real rows; finish_split_rows adds the splits
+                // in order and applies the epilogue.
+                if (place.k_group == 0) {
+#pragma unroll
+                    for (int j = 0; j < kMaxRowsPerThread; ++j) {
+                        if (j >= g.rows_per_thread) continue;
+                        const int r = place.pass_row(g, j);
+                        if (entry_token(rows.entries[r]) >= s.tokens) continue;
+                        const std::int64_t sorted_row = row0 + row_pass * g.rows_per_pass + r;
+                        if (sorted_row >= args.partial_rows) continue;  // bounded on the host
+                        float* out =
+                            args.partials +
+                            ((split * args.partial_rows + sorted_row) * s.inter + column) * 2;
+                        out[0] = acc.value[0][j];
+                        out[1] = acc.value[1][j];
+                    }
+                }
+                continue;
+            }
 
             // One row of this thread's h: staged for the fused quantization, or stored bf16.
             auto finish_row = [&](int j, float gate, float up) {
@@ -95,7 +123,52 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
     }
 }
 
+// One thread per (sorted row, 1x32 block of h): the K splits' partial sums added in split
+// order, then the epilogue stage1_kernel applies without a split (SiLU(gate) * up, stored as
+// bf16 or quantized to MXFP8 block by block).
+__global__ void finish_split_rows(Stage1Args args) {
+    const ShapeView& s = args.shape;
+    const std::int64_t blocks_per_row = s.inter / kMxBlockSize;
+    const std::int64_t item = static_cast<std::int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    const std::int64_t sorted_row = item / blocks_per_row;
+    const std::int64_t block = item % blocks_per_row;
+    if (sorted_row >= *args.sorted.valid_rows || sorted_row >= args.partial_rows) return;
+    const std::int32_t entry = args.sorted.sorted_ids[sorted_row];
+    if (entry_token(entry) >= s.tokens) return;
+    const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+    float h[kMxBlockSize];
+    for (int i = 0; i < kMxBlockSize; ++i) {
+        const std::int64_t column = block * kMxBlockSize + i;
+        float gate = 0.0f;
+        float up = 0.0f;
+        for (int split = 0; split < args.k_splits; ++split) {
+            const float* in =
+                args.partials + ((split * args.partial_rows + sorted_row) * s.inter + column) * 2;
+            gate += in[0];
+            up += in[1];
+        }
+        h[i] = portable_silu(gate) * up;
+    }
+    if (args.fused_fp8_out) {
+        args.a2_scales[a2_row * blocks_per_row + block] =
+            quantize_mx_block_fp8(h, args.a2_codes + a2_row * s.inter + block * kMxBlockSize);
+        return;
+    }
+    for (int i = 0; i < kMxBlockSize; ++i) {
+        args.a2_bf16[a2_row * s.inter + block * kMxBlockSize + i] = encode_bf16(h[i]);
+    }
+}
+
 }  // namespace
+
+int stage1_k_splits(const TileGeometry& g, std::int64_t active_tiles, std::int64_t k,
+                    int multiprocessors) {
+    const std::int64_t steps = k / g.tile_k;
+    if (active_tiles <= 0 || steps <= 1) return 1;
+    std::int64_t splits = std::min<std::int64_t>(steps, 2 * multiprocessors / active_tiles);
+    while (splits > 1 && steps % splits != 0) --splits;
+    return static_cast<int>(std::max<std::int64_t>(1, splits));
+}
 
 void launch_stage1(const Stage1Args& args, std::int64_t tiles, hipStream_t stream) {
     const int shared_bytes = args.geometry.shared_bytes();
@@ -104,9 +177,17 @@ void launch_stage1(const Stage1Args& args, std::int64_t tiles, hipStream_t strea
                                             hipFuncAttributeMaxDynamicSharedMemorySize,
                                             shared_bytes));
     }
-    stage1_kernel<<<static_cast<unsigned>(tiles), static_cast<unsigned>(args.geometry.threads()),
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
+    stage1_kernel<<<grid, static_cast<unsigned>(args.geometry.threads()),
                     static_cast<std::size_t>(shared_bytes), stream>>>(args);
     FHMOE_GPU_CHECK_LAUNCH();
+    if (args.k_splits > 1) {
+        constexpr int threads = 256;
+        const std::int64_t items = args.partial_rows * (args.shape.inter / kMxBlockSize);
+        finish_split_rows<<<static_cast<unsigned>((items + threads - 1) / threads), threads, 0,
+                            stream>>>(args);
+        FHMOE_GPU_CHECK_LAUNCH();
+    }
 }
 
 }  // namespace fhmoe::kernels::gpu

@@ -63,7 +63,7 @@ __device__ void run_tile(const Stage2Args& args, std::int64_t tile, float* share
             const RowSource rows{args.sorted.sorted_ids + pass_row0, s.tokens, s.topk, true};
             if (!pass_has_rows(g, rows)) continue;
             Accumulators<1> acc;
-            run_pass_k_loop<1>(acc, staged, g, place, a, rows, w, weight_row);
+            run_pass_k_loop<1>(acc, staged, g, place, a, rows, w, weight_row, 0, a.k);
 
             // One row of this thread's output: staged for the atomic pairs, or stored bf16.
             auto finish_row = [&](int j, float sum) {

@@ -47,7 +47,19 @@ struct Stage1Args {
     std::uint16_t* a2_bf16 = nullptr;   // [M*topk, I], unfused
     std::uint8_t* a2_codes = nullptr;   // [M*topk, I], fused
     std::uint8_t* a2_scales = nullptr;  // [M*topk, I/32], fused
+    // K split across workgroups (stage1_k_splits): with k_splits > 1 each workgroup sums one
+    // K range of its tile into partials [k_splits][partial_rows][I][2] (gate, up) and a
+    // second kernel finishes the rows in split order; partial_rows bounds the sorted rows.
+    int k_splits = 1;
+    float* partials = nullptr;
+    std::int64_t partial_rows = 0;
 };
+
+// How many workgroups share one stage1 tile's K: enough that the tiles a decode-size batch
+// really uses (a few dozen: one block_m block per routed expert) fill the device about
+// twice, as a whole number of K steps each; 1 when the tiles alone fill it.
+int stage1_k_splits(const TileGeometry& g, std::int64_t active_tiles, std::int64_t k,
+                    int multiprocessors);
 
 struct Stage2Args {
     TileGeometry geometry;

@@ -244,15 +244,17 @@ __device__ inline void reduce_k_groups(Accumulators<kWeightRows>& acc, float* st
     }
 }
 
-// The K loop of one pass: acc = sum over K of activations x weights, for this thread's rows.
+// The K loop of one pass: acc = sum over K in [k_begin, k_end) of activations x weights,
+// for this thread's rows (the whole K unless the stage splits K across workgroups).
 template <int kWeightRows>
 __device__ inline void run_pass_k_loop(Accumulators<kWeightRows>& acc, float* staged,
                                        const TileGeometry& g, const ThreadPlace& place,
                                        const ActivationView& a, const RowSource& rows,
-                                       const WeightView& w, const std::int64_t* weight_row) {
+                                       const WeightView& w, const std::int64_t* weight_row,
+                                       std::int64_t k_begin, std::int64_t k_end) {
     acc.clear();
     const unsigned live = live_rows(g, place, rows);
-    for (std::int64_t k0 = 0; k0 < a.k; k0 += g.tile_k) {
+    for (std::int64_t k0 = k_begin; k0 < k_end; k0 += g.tile_k) {
         __syncthreads();  // the previous step (or pass) is done with `staged`
         stage_activations(staged, g, a, rows, k0);
         __syncthreads();
