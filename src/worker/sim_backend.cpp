@@ -59,11 +59,13 @@ double tile_efficiency(double tile, double dim, double sweet_spot) {
 
 class SimPrepared final : public PreparedCandidate {
 public:
-    // `runs` counts this candidate's runs in this worker life, across preparations, so that
-    // a candidate prepared again (a race round) draws fresh noise instead of repeating it.
+    // Run k of a preparation draws the noise of (noise_seed, context, k): the same numbers for
+    // a candidate in every chunk that measures it (the incumbent is in all of them), fresh
+    // ones in each race round, and none of it depends on the worker's history. So one seed
+    // gives one set of decisions however the work was sharded, retried or resumed.
     SimPrepared(double model_us, tuning::StageSplit split, std::uint64_t noise_seed,
-                std::uint64_t& runs)
-        : model_us_(model_us), split_(split), noise_seed_(noise_seed), runs_(runs) {}
+                std::uint64_t context)
+        : model_us_(model_us), split_(split), noise_seed_(noise_seed), context_(context) {}
 
     tuning::ErrorMetrics checked_run(const wire::MeasurementSettings&,
                                      bool perturb_output) override {
@@ -80,7 +82,8 @@ public:
     }
 
     double timed_run_us(tuning::StageSplit* stages) override {
-        const double noise = std::exp(sim_noise_sigma * standard_normal(noise_seed_ + ++runs_));
+        const double noise = std::exp(
+            sim_noise_sigma * standard_normal(mix(noise_seed_ ^ mix(context_ + 1)) + ++runs_));
         if (stages != nullptr) {
             *stages = split_;
             for (double* part : {&stages->sort_us, &stages->quant_us, &stages->stage1_us,
@@ -95,7 +98,8 @@ private:
     double model_us_;
     tuning::StageSplit split_;
     std::uint64_t noise_seed_;
-    std::uint64_t& runs_;
+    std::uint64_t context_;
+    std::uint64_t runs_ = 0;
 };
 
 class SimBackend final : public Backend {
@@ -120,7 +124,6 @@ public:
         shape_ = shape;
         seed_ = seed;
         loaded_ = true;
-        runs_.clear();
         const family::Candidate any;
         in_use_ = family::estimate_device_memory(shape, any).inputs;
         return LoadedShape{mix(hash_text(seed, family::shape_key_string(shape))), in_use_};
@@ -135,6 +138,8 @@ public:
         return family::estimate_device_memory(shape_, candidate).workspace();
     }
 
+    void set_measurement_context(std::uint64_t context) override { context_ = context; }
+
     std::unique_ptr<PreparedCandidate> prepare(const family::Candidate& candidate) override {
         FHMOE_CHECK(loaded_, "prepare before load");
         if (auto why = family::why_candidate_illegal(shape_, candidate)) {
@@ -146,8 +151,7 @@ public:
         tuning::StageSplit split = model_split(candidate);
         const double total =
             split.sort_us + split.quant_us + split.stage1_us + split.stage2_us + split.reduce_us;
-        return std::make_unique<SimPrepared>(total, split, noise_seed,
-                                             runs_[family::candidate_key(candidate)]);
+        return std::make_unique<SimPrepared>(total, split, noise_seed, context_);
     }
 
 private:
@@ -193,7 +197,7 @@ private:
     std::uint64_t seed_ = 0;
     bool loaded_ = false;
     std::uint64_t in_use_ = 0;
-    std::map<std::string, std::uint64_t> runs_;  // per candidate key, for the loaded shape
+    std::uint64_t context_ = 0;  // set_measurement_context: 0 a chunk, round + 1 a race round
 };
 
 }  // namespace

@@ -82,6 +82,7 @@ private:
             result.started_unix_ns = unix_ns_now();
             const auto fault =
                 faults_.for_candidate(shape_key_, candidate.planned_index, candidate.attempt);
+            backend_.set_measurement_context(0);
             MeasurementOutcome outcome = measure(
                 backend_, candidate.config, run.settings, fault, [&](const FaultEntry& entry) {
                     send(FaultAnnounced{candidate.planned_index, entry.text()});
@@ -128,6 +129,7 @@ private:
                 if (round == race.first_round && skip[position]) continue;
                 const auto fault =
                     faults_.for_candidate(shape_key_, contender->planned_index, race.attempt);
+                backend_.set_measurement_context(round + 1);
                 MeasurementOutcome outcome =
                     measure(backend_, contender->config, race.settings, fault,
                             [&](const FaultEntry& entry) {

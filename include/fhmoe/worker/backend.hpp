@@ -82,6 +82,10 @@ public:
     virtual std::uint64_t candidate_bytes(const family::Candidate& candidate) const = 0;
     // Throws kernels::UnsupportedCandidate when the candidate cannot run the loaded shape.
     virtual std::unique_ptr<PreparedCandidate> prepare(const family::Candidate& candidate) = 0;
+    // What the next preparations measure for: 0 a chunk, round + 1 a race round. Real
+    // devices ignore it; the sim backend draws its noise from it (and the candidate), so a
+    // sim run's numbers do not depend on which worker measured what before.
+    virtual void set_measurement_context(std::uint64_t /*context*/) {}
 };
 
 struct BackendOptions {
