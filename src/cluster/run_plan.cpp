@@ -3,7 +3,6 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <span>
 
@@ -16,6 +15,7 @@
 #include "fhmoe/family/default_config.hpp"
 #include "fhmoe/family/legality.hpp"
 #include "fhmoe/version.hpp"
+#include "fhmoe/wall_clock.hpp"
 #include "fhmoe/wire/crc32.hpp"
 
 namespace fhmoe::cluster {
@@ -154,9 +154,7 @@ RunPlan plan_run(const TuneOptions& options, const family::DeviceKey& device) {
 
     plan.header.fingerprint = run_fingerprint(options, untuned.shapes, device);
     plan.header.tool_version = std::string(fhmoe::version());
-    plan.header.started_unix_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::system_clock::now().time_since_epoch())
-                                      .count();
+    plan.header.started_unix_ns = unix_ns_now();
     for (const auto& shape : selection.to_tune) {
         plan.header.shapes.push_back(plan_shape(options, shape, index, device, options.tuned_path));
     }

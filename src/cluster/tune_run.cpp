@@ -2,7 +2,6 @@
 
 #include <spdlog/spdlog.h>
 
-#include <chrono>
 #include <optional>
 #include <set>
 
@@ -24,15 +23,10 @@
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/version.hpp"
+#include "fhmoe/wall_clock.hpp"
 
 namespace fhmoe::cluster {
 namespace {
-
-std::int64_t unix_now() {
-    return std::chrono::duration_cast<std::chrono::seconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 supervisor::SupervisorConfig supervisor_config(const TuneOptions& options, int rank,
                                                const DeviceBinding& binding, bool with_faults) {
@@ -182,7 +176,7 @@ RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKe
 
 ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
                    const std::string& host, const DeviceBinding& binding, int world_size) {
-    const std::int64_t started_unix = unix_now();
+    const std::int64_t started_unix = unix_seconds_now();
     family::DeviceKey device;
     RunStart start;
     try {
@@ -267,7 +261,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     // Results that arrive while the members are released are journaled: the archive,
     // written after them, holds them too.
     coordinator.release_members(to_int(code));
-    start.journal->append(evidence::SessionEndedRecord{unix_now(), to_int(code)});
+    start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
     write_evidence(options);
     local.shutdown();

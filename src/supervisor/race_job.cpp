@@ -1,20 +1,11 @@
 #include "race_job.hpp"
 
 #include <algorithm>
-#include <chrono>
 
+#include "fhmoe/wall_clock.hpp"
 #include "fhmoe/worker/race_order.hpp"
 
 namespace fhmoe::supervisor {
-namespace {
-
-std::int64_t unix_ns_now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
-
-}  // namespace
 
 RaceJob::RaceJob(Race race)
     : race_(std::move(race)),

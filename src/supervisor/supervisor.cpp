@@ -11,6 +11,7 @@
 
 #include "chunk_job.hpp"
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/wall_clock.hpp"
 #include "fhmoe/wire/fd_io.hpp"
 #include "fhmoe/worker/protocol.hpp"
 #include "race_job.hpp"
@@ -20,12 +21,6 @@ namespace fhmoe::supervisor {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-std::int64_t unix_ns_now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 Clock::time_point after_seconds(double seconds) {
     return Clock::now() + std::chrono::duration_cast<Clock::duration>(

@@ -8,6 +8,7 @@
 
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/tuning/statistics.hpp"
+#include "fhmoe/wall_clock.hpp"
 #include "fhmoe/wire/fd_io.hpp"
 #include "fhmoe/worker/measurement.hpp"
 #include "fhmoe/worker/protocol.hpp"
@@ -15,12 +16,6 @@
 
 namespace fhmoe::worker {
 namespace {
-
-std::int64_t unix_ns_now() {
-    return std::chrono::duration_cast<std::chrono::nanoseconds>(
-               std::chrono::system_clock::now().time_since_epoch())
-        .count();
-}
 
 class Session {
 public:
