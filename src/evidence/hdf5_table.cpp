@@ -1,6 +1,7 @@
 #include "evidence/hdf5_table.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "fhmoe/error.hpp"
 
@@ -44,24 +45,45 @@ void write_table_rows(hid_t parent, const std::string& name, const CompoundType&
     dataset.close(where + ": close");
 }
 
-OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& row_type) {
+namespace {
+
+// The dataset `name` of `parent` and its file type, which must be a compound (a table).
+struct CompoundDataset {
+    Dataset dataset;
+    Datatype file_type;
+};
+
+CompoundDataset open_compound_dataset(hid_t parent, const std::string& name) {
     const std::string where = "dataset /" + name;
     const htri_t exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
     if (exists < 0) throw_hdf5_error(where + ": look it up");
     if (exists == 0) throw Error("missing dataset /" + name);
-
-    OpenTable table;
-    table.dataset = Dataset(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), where + ": open");
-    Datatype file_type(H5Dget_type(table.dataset.get()), where + ": get its type");
+    Dataset dataset(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), where + ": open");
+    Datatype file_type(H5Dget_type(dataset.get()), where + ": get its type");
     if (H5Tget_class(file_type.get()) != H5T_COMPOUND) {
         throw Error(where + " is not a table of compound rows");
     }
+    return {std::move(dataset), std::move(file_type)};
+}
+
+bool has_member(const Datatype& compound, const std::string& member) {
+    const bool found = H5Tget_member_index(compound.get(), member.c_str()) >= 0;
+    if (!found) H5Eclear2(H5E_DEFAULT);
+    return found;
+}
+
+}  // namespace
+
+OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& row_type) {
+    const std::string where = "dataset /" + name;
+    CompoundDataset opened = open_compound_dataset(parent, name);
     for (const std::string& member : row_type.member_names()) {
-        if (H5Tget_member_index(file_type.get(), member.c_str()) < 0) {
-            H5Eclear2(H5E_DEFAULT);
+        if (!has_member(opened.file_type, member)) {
             throw Error(where + ": missing field '" + member + "'");
         }
     }
+    OpenTable table;
+    table.dataset = std::move(opened.dataset);
     Dataspace space(H5Dget_space(table.dataset.get()), where + ": get its dataspace");
     if (H5Sget_simple_extent_ndims(space.get()) != 1) {
         throw Error(where + " is not one-dimensional");
@@ -73,18 +95,7 @@ OpenTable open_table(hid_t parent, const std::string& name, const CompoundType& 
 }
 
 bool table_has_field(hid_t parent, const std::string& name, const std::string& field) {
-    const std::string where = "dataset /" + name;
-    const htri_t exists = H5Lexists(parent, name.c_str(), H5P_DEFAULT);
-    if (exists < 0) throw_hdf5_error(where + ": look it up");
-    if (exists == 0) throw Error("missing dataset /" + name);
-    const Dataset dataset(H5Dopen2(parent, name.c_str(), H5P_DEFAULT), where + ": open");
-    const Datatype file_type(H5Dget_type(dataset.get()), where + ": get its type");
-    if (H5Tget_class(file_type.get()) != H5T_COMPOUND) {
-        throw Error(where + " is not a table of compound rows");
-    }
-    const bool found = H5Tget_member_index(file_type.get(), field.c_str()) >= 0;
-    if (!found) H5Eclear2(H5E_DEFAULT);
-    return found;
+    return has_member(open_compound_dataset(parent, name).file_type, field);
 }
 
 void read_table_rows(const OpenTable& table, const CompoundType& row_type, void* rows) {

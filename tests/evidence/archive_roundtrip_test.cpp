@@ -10,8 +10,8 @@
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/evidence_compare.hpp"
-#include "fhmoe/evidence/policy_values.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
+#include "fhmoe/tuning/policy.hpp"
 
 namespace fhmoe::evidence {
 namespace {
@@ -135,7 +135,9 @@ TEST(PolicyValues, NameEveryValueOnceAndRoundTripThroughTheArchive) {
     policy.measurement.err_ratio = 0.125;
     policy.finalist.rounds = 9;
     RunEvidence evidence;
-    evidence.provenance.policy = policy_values(policy);
+    for (const tuning::NamedPolicyValue& field : tuning::named_policy_values(policy)) {
+        evidence.provenance.policy.push_back({field.name, field.value});
+    }
     std::set<std::string> names;
     for (const PolicyValue& value : evidence.provenance.policy) names.insert(value.name);
     EXPECT_EQ(names.size(), evidence.provenance.policy.size());
