@@ -92,7 +92,7 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
                 }
                 const std::int32_t entry = rows.entries[r];
                 if (entry_token(entry) >= s.tokens) return;
-                const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+                const std::int64_t a2_row = entry_slot_row(entry, s.topk);
                 args.a2_bf16[a2_row * s.inter + column] = encode_bf16(h);
             };
             if (place.k_group == 0) {
@@ -112,7 +112,7 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
                 const int block = q % blocks_per_row;
                 const std::int32_t entry = rows.entries[r];
                 if (entry_token(entry) >= s.tokens) continue;
-                const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+                const std::int64_t a2_row = entry_slot_row(entry, s.topk);
                 const std::int64_t first = pass_column0 + block * kMxBlockSize;
                 args.a2_scales[a2_row * (s.inter / kMxBlockSize) + first / kMxBlockSize] =
                     quantize_mx_block_fp8(epilogue + r * g.columns_per_pass + block * kMxBlockSize,
@@ -135,7 +135,7 @@ __global__ void finish_split_rows(Stage1Args args) {
     if (sorted_row >= *args.sorted.valid_rows || sorted_row >= args.partial_rows) return;
     const std::int32_t entry = args.sorted.sorted_ids[sorted_row];
     if (entry_token(entry) >= s.tokens) return;
-    const std::int64_t a2_row = entry_token(entry) * s.topk + entry_slot(entry);
+    const std::int64_t a2_row = entry_slot_row(entry, s.topk);
     float h[kMxBlockSize];
     for (int i = 0; i < kMxBlockSize; ++i) {
         const std::int64_t column = block * kMxBlockSize + i;

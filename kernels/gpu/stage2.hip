@@ -75,7 +75,7 @@ __device__ void run_tile(const Stage2Args& args, std::int64_t tile, float* share
                 }
                 const std::int32_t entry = rows.entries[r];
                 if (entry_token(entry) >= s.tokens) return;
-                const std::int64_t slot_row = entry_token(entry) * s.topk + entry_slot(entry);
+                const std::int64_t slot_row = entry_slot_row(entry, s.topk);
                 args.slot_out[slot_row * s.hidden + column] = encode_bf16(value);
             };
             // Guarded, not cut short: the loop must unroll so the accumulators stay in registers.

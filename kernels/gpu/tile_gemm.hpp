@@ -24,6 +24,11 @@ __device__ inline std::int64_t entry_token(std::int32_t entry) {
 __device__ inline std::int64_t entry_slot(std::int32_t entry) {
     return static_cast<std::int64_t>(static_cast<std::uint32_t>(entry) >> 24);
 }
+// The (token, slot) row of a sorted entry in the per-slot tensors ([M*topk, ...]: stage1's
+// output, stage2's input and reduce-mode output).
+__device__ inline std::int64_t entry_slot_row(std::int32_t entry, std::int64_t topk) {
+    return entry_token(entry) * topk + entry_slot(entry);
+}
 
 // One expert's weight matrix [rows, k]: MXFP4 (fp4x2 codes) or FP8, with one E8M0 scale per
 // 1x32 block along k.
@@ -113,7 +118,7 @@ struct RowSource {
         const std::int32_t entry = entries[r];
         const std::int64_t token = entry_token(entry);
         if (token >= tokens) return -1;
-        return per_slot ? token * topk + entry_slot(entry) : token;
+        return per_slot ? entry_slot_row(entry, topk) : token;
     }
 };
 
