@@ -361,12 +361,12 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 evidence::ShapeLoadedRecord record{e.shape_key, e.reference_digest, e.device,
                                                    e.seconds};
                 record.device.rank = rank;
-                ranks_[static_cast<std::size_t>(rank)].device_uuid = e.device.device_uuid;
                 c_.journal->append(record);
                 spdlog::debug("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
                               rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
                               e.reference_digest);
                 RankState& state = ranks_[static_cast<std::size_t>(rank)];
+                state.device_uuid = e.device.device_uuid;  // the quiet-race rule's device
                 if (state.worker_pid != e.device.worker_pid) {
                     state.worker_pid = e.device.worker_pid;
                     spdlog::info("rank {} on {}: worker pid {} ({} device {}{})", rank,
