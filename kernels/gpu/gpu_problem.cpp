@@ -1,19 +1,94 @@
-// A Problem's inputs uploaded once, in `copies` identical device copies for rotation.
+// A Problem's inputs uploaded once, with rotation sets (gpu/gpu_problem_impl.hpp says why and
+// how).
 
+#include <algorithm>
+#include <numeric>
+#include <set>
 #include <vector>
 
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/gpu_device.hpp"
 #include "gpu/gpu_problem_impl.hpp"
+#include "gpu/portability.hpp"
+#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+#include "gpu/matrix_weights.hpp"
+#endif
 
 namespace fhmoe::kernels {
 namespace {
+
+// Input sets whose reads together span this many L2 caches; at most this many sets.
+constexpr std::uint64_t kRotationCacheMultiple = 2;
+constexpr std::size_t kMaxInputSets = 64;
 
 template <typename T>
 gpu::DeviceBuffer<T> uploaded(const std::vector<T>& host) {
     gpu::DeviceBuffer<T> buffer(host.size());
     buffer.upload(host);
     return buffer;
+}
+
+// The bytes of weights and activations one run of the op reads: the routed experts its tokens
+// use, the shared expert, x.
+std::uint64_t bytes_one_run_reads(const Problem& p) {
+    const auto& s = p.shape;
+    const std::uint64_t per_expert =
+        (p.w1_fp4.size() + p.w1_scale.size() + p.w2_fp4.size() + p.w2_scale.size()) /
+        static_cast<std::uint64_t>(s.expert);
+    std::set<std::int32_t> used;
+    for (std::int32_t id : p.topk_ids) {
+        if (id != s.shared_expert_id) used.insert(id);
+    }
+    return used.size() * per_expert + p.shared_w1_fp8.size() + p.shared_w1_scale.size() +
+           p.shared_w2_fp8.size() + p.shared_w2_scale.size() + p.x_bf16.size() * 2;
+}
+
+// Set `set`'s routing: the routed ids relabelled by a permutation seeded by (seed, set); set 0
+// keeps the problem's own routing.
+std::vector<std::int32_t> relabelled_routing(const Problem& p, std::size_t set) {
+    if (set == 0) return p.topk_ids;
+    const auto routed = static_cast<std::int32_t>(p.shape.expert - 1);
+    std::vector<std::int32_t> label(static_cast<std::size_t>(routed));
+    std::iota(label.begin(), label.end(), 0);
+    std::uint64_t state = p.seed * 0x9E3779B97F4A7C15ULL + set * 0xBF58476D1CE4E5B9ULL + 1;
+    for (std::int32_t i = routed - 1; i > 0; --i) {
+        state ^= state >> 31;
+        state *= 0x94D049BB133111EBULL;
+        state ^= state >> 29;
+        const auto j = static_cast<std::int32_t>(state % static_cast<std::uint64_t>(i + 1));
+        std::swap(label[static_cast<std::size_t>(i)], label[static_cast<std::size_t>(j)]);
+    }
+    std::vector<std::int32_t> ids = p.topk_ids;
+    for (std::int32_t& id : ids) {
+        if (id < routed) id = label[static_cast<std::size_t>(id)];
+    }
+    return ids;
+}
+
+GpuProblem::Impl::Weights upload_weights(const Problem& problem) {
+    GpuProblem::Impl::Weights w;
+#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+    const gpu::MatrixWeights m = gpu::arrange_matrix_weights(problem);
+    w.w1_fp4 = uploaded(m.w1_fp4);
+    w.w1_scale = uploaded(m.w1_scale);
+    w.w2_fp4 = uploaded(m.w2_fp4);
+    w.w2_scale = uploaded(m.w2_scale);
+    w.shared_w1_fp8 = uploaded(m.shared_w1_fp8);
+    w.shared_w1_scale = uploaded(m.shared_w1_scale);
+    w.shared_w2_fp8 = uploaded(m.shared_w2_fp8);
+    w.shared_w2_scale = uploaded(m.shared_w2_scale);
+#else
+    w.w1_fp4 = uploaded(problem.w1_fp4);
+    w.w1_scale = uploaded(problem.w1_scale);
+    w.w2_fp4 = uploaded(problem.w2_fp4);
+    w.w2_scale = uploaded(problem.w2_scale);
+    w.shared_w1_fp8 = uploaded(problem.shared_w1_fp8);
+    w.shared_w1_scale = uploaded(problem.shared_w1_scale);
+    w.shared_w2_fp8 = uploaded(problem.shared_w2_fp8);
+    w.shared_w2_scale = uploaded(problem.shared_w2_scale);
+#endif
+    return w;
 }
 
 }  // namespace
@@ -23,21 +98,23 @@ GpuProblem::GpuProblem(const Problem& problem, std::size_t copies)
     validate_problem(problem);
     if (copies == 0) throw InternalError("a gpu problem needs at least one copy");
     impl_->shape = problem.shape;
-    impl_->copies.reserve(copies);
-    for (std::size_t i = 0; i < copies; ++i) {
-        Impl::Copy copy;
-        copy.x_bf16 = uploaded(problem.x_bf16);
-        copy.topk_ids = uploaded(problem.topk_ids);
-        copy.topk_weights = uploaded(problem.topk_weights);
-        copy.w1_fp4 = uploaded(problem.w1_fp4);
-        copy.w1_scale = uploaded(problem.w1_scale);
-        copy.w2_fp4 = uploaded(problem.w2_fp4);
-        copy.w2_scale = uploaded(problem.w2_scale);
-        copy.shared_w1_fp8 = uploaded(problem.shared_w1_fp8);
-        copy.shared_w1_scale = uploaded(problem.shared_w1_scale);
-        copy.shared_w2_fp8 = uploaded(problem.shared_w2_fp8);
-        copy.shared_w2_scale = uploaded(problem.shared_w2_scale);
-        impl_->copies.push_back(std::move(copy));
+    impl_->weights.reserve(copies);
+    // Whole weight copies: more than one only for shapes whose weights fit in the cache.
+    impl_->weights.push_back(upload_weights(problem));
+    for (std::size_t i = 1; i < copies; ++i) impl_->weights.push_back(upload_weights(problem));
+
+    const std::uint64_t span = kRotationCacheMultiple * gpu::bound_gpu_device().l2_bytes;
+    const std::uint64_t per_run = std::max<std::uint64_t>(bytes_one_run_reads(problem), 1);
+    const std::size_t sets = std::clamp<std::size_t>(
+        static_cast<std::size_t>((span + per_run - 1) / per_run), copies, kMaxInputSets);
+    impl_->inputs.reserve(sets);
+    for (std::size_t set = 0; set < sets; ++set) {
+        Impl::Inputs in;
+        in.x_bf16 = uploaded(problem.x_bf16);
+        in.topk_ids = uploaded(relabelled_routing(problem, set));
+        in.topk_weights = uploaded(problem.topk_weights);
+        in.weights = set % copies;
+        impl_->inputs.push_back(std::move(in));
     }
 }
 
@@ -45,15 +122,17 @@ GpuProblem::~GpuProblem() = default;
 
 const family::ShapeKey& GpuProblem::shape() const { return impl_->shape; }
 
-std::size_t GpuProblem::copies() const { return impl_->copies.size(); }
+std::size_t GpuProblem::copies() const { return impl_->inputs.size(); }
 
 std::size_t GpuProblem::device_bytes() const {
     std::size_t bytes = 0;
-    for (const Impl::Copy& c : impl_->copies) {
-        bytes += c.x_bf16.bytes() + c.topk_ids.bytes() + c.topk_weights.bytes() + c.w1_fp4.bytes() +
-                 c.w1_scale.bytes() + c.w2_fp4.bytes() + c.w2_scale.bytes() +
-                 c.shared_w1_fp8.bytes() + c.shared_w1_scale.bytes() + c.shared_w2_fp8.bytes() +
-                 c.shared_w2_scale.bytes();
+    for (const Impl::Weights& w : impl_->weights) {
+        bytes += w.w1_fp4.bytes() + w.w1_scale.bytes() + w.w2_fp4.bytes() + w.w2_scale.bytes() +
+                 w.shared_w1_fp8.bytes() + w.shared_w1_scale.bytes() + w.shared_w2_fp8.bytes() +
+                 w.shared_w2_scale.bytes();
+    }
+    for (const Impl::Inputs& in : impl_->inputs) {
+        bytes += in.x_bf16.bytes() + in.topk_ids.bytes() + in.topk_weights.bytes();
     }
     return bytes;
 }

@@ -1,6 +1,17 @@
 #pragma once
 
 // GpuProblem's device buffers, for the op's translation unit.
+//
+// Rotation: timed runs cycle over `inputs`. Each input set has its own activations and
+// routing and points at one of the weight copies. Input 0 is the problem as generated (the
+// checked run uses it); every further one routes the same tokens to a relabelled set of
+// routed experts (a seeded permutation), so consecutive runs read different experts' weights
+// from memory, as consecutive layers of a model do, and not what the previous run left in
+// the L2 cache. Small shapes, whose every weight fits in the cache, also get whole weight
+// copies.
+//
+// On NVIDIA the weight buffers hold the matrix path's mma-ready layouts
+// (gpu/matrix_weights.hpp); on AMD the problem's own layouts for the scalar kernels.
 
 #include <cstdint>
 #include <vector>
@@ -11,10 +22,7 @@
 namespace fhmoe::kernels {
 
 struct GpuProblem::Impl {
-    struct Copy {
-        gpu::DeviceBuffer<std::uint16_t> x_bf16;
-        gpu::DeviceBuffer<std::int32_t> topk_ids;
-        gpu::DeviceBuffer<float> topk_weights;
+    struct Weights {
         gpu::DeviceBuffer<std::uint8_t> w1_fp4;
         gpu::DeviceBuffer<std::uint8_t> w1_scale;
         gpu::DeviceBuffer<std::uint8_t> w2_fp4;
@@ -24,8 +32,15 @@ struct GpuProblem::Impl {
         gpu::DeviceBuffer<std::uint8_t> shared_w2_fp8;
         gpu::DeviceBuffer<std::uint8_t> shared_w2_scale;
     };
+    struct Inputs {
+        gpu::DeviceBuffer<std::uint16_t> x_bf16;
+        gpu::DeviceBuffer<std::int32_t> topk_ids;
+        gpu::DeviceBuffer<float> topk_weights;
+        std::size_t weights = 0;  // index into `weights`
+    };
     family::ShapeKey shape;
-    std::vector<Copy> copies;
+    std::vector<Weights> weights;
+    std::vector<Inputs> inputs;
 };
 
 }  // namespace fhmoe::kernels

@@ -51,6 +51,7 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipMemcpyAsync cudaMemcpyAsync
 #define hipMemcpyHostToDevice cudaMemcpyHostToDevice
 #define hipMemcpyDeviceToHost cudaMemcpyDeviceToHost
+#define hipMemcpyDeviceToDevice cudaMemcpyDeviceToDevice
 #define hipMemsetAsync cudaMemsetAsync
 #define hipStreamCreateWithFlags cudaStreamCreateWithFlags
 #define hipStreamNonBlocking cudaStreamNonBlocking
@@ -64,6 +65,15 @@ using hipDeviceProp_t = cudaDeviceProp;
 #define hipFuncSetAttribute cudaFuncSetAttribute
 #define hipFuncAttributeMaxDynamicSharedMemorySize cudaFuncAttributeMaxDynamicSharedMemorySize
 #define hipOccupancyMaxActiveBlocksPerMultiprocessor cudaOccupancyMaxActiveBlocksPerMultiprocessor
+#define hipMemset cudaMemset
+using hipGraph_t = cudaGraph_t;
+using hipGraphExec_t = cudaGraphExec_t;
+#define hipStreamBeginCapture cudaStreamBeginCapture
+#define hipStreamCaptureModeThreadLocal cudaStreamCaptureModeThreadLocal
+#define hipStreamEndCapture cudaStreamEndCapture
+#define hipGraphLaunch cudaGraphLaunch
+#define hipGraphDestroy cudaGraphDestroy
+#define hipGraphExecDestroy cudaGraphExecDestroy
 #else
 #error "kernels/gpu/portability.hpp needs a HIP or CUDA build (FHMOE_GPU_BACKEND)"
 #endif
@@ -93,6 +103,27 @@ inline std::string device_arch_name(const hipDeviceProp_t& properties) {
 // A stable identity of the physical device: the UUID on NVIDIA, the PCI address on AMD
 // (HIP 5.2 reports no UUID).
 std::string device_identity(const hipDeviceProp_t& properties);
+
+#if defined(__CUDACC__) || defined(__HIPCC__)
+// The value of `value` in lane `lane ^ mask` of this lane's group of 32 (a warp on NVIDIA,
+// half a wavefront on AMD).
+__device__ inline float shuffle_xor_32(float value, int mask) {
+#if defined(FHMOE_GPU_VENDOR_AMD)
+    return __shfl_xor(value, mask, 32);
+#else
+    return __shfl_xor_sync(0xFFFFFFFFu, value, mask, 32);
+#endif
+}
+#endif
+
+// A captured graph made launchable (the two runtimes spell the call differently).
+inline hipError_t instantiate_graph(hipGraphExec_t* exec, hipGraph_t graph) {
+#if defined(FHMOE_GPU_VENDOR_AMD)
+    return hipGraphInstantiate(exec, graph, nullptr, nullptr, 0);
+#else
+    return cudaGraphInstantiate(exec, graph, 0ULL);
+#endif
+}
 
 // Throws fhmoe::kernels::GpuOutOfMemory for an allocation failure, GpuRuntimeError otherwise,
 // naming the call, file:line and the runtime's own error name and text.

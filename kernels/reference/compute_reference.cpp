@@ -4,7 +4,9 @@
 // the unfused variant), so the reference applies it too, quantizing h straight from fp32
 // as the fused variant does.
 
+#include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "common/bf16.hpp"
@@ -75,6 +77,25 @@ void round_trip_mxfp8(float* row, std::int64_t length) {
     }
 }
 
+// Runs body(i) for i in [0, n) on up to the host's cores, each index exactly once. Callers
+// give each index its own output, so the result does not depend on the split.
+template <typename Body>
+void parallel_for(std::int64_t n, const Body& body) {
+    const auto workers = std::min<std::int64_t>(
+        n, std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 64));
+    if (workers <= 1) {
+        for (std::int64_t i = 0; i < n; ++i) body(i);
+        return;
+    }
+    std::vector<std::thread> threads;
+    for (std::int64_t w = 0; w < workers; ++w) {
+        threads.emplace_back([&, w] {
+            for (std::int64_t i = w; i < n; i += workers) body(i);
+        });
+    }
+    for (std::thread& thread : threads) thread.join();
+}
+
 float dot(const float* a, const float* b, std::int64_t length) {
     float sum = 0.0f;
     for (std::int64_t k = 0; k < length; ++k) sum += a[k] * b[k];
@@ -106,14 +127,22 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
     DequantizedExpert weights{
         std::vector<float>(static_cast<std::size_t>(dims.gate_up_rows() * dims.hidden)),
         std::vector<float>(static_cast<std::size_t>(dims.hidden * dims.inter))};
-    std::vector<float> h(static_cast<std::size_t>(dims.inter));
-
     for (std::int64_t expert = 0; expert < dims.experts; ++expert) {
         const auto& slots = slots_of_expert[static_cast<std::size_t>(expert)];
         if (slots.empty()) continue;
         dequantize_expert(problem, dims, expert, weights);
         std::vector<float>& target = expert == dims.shared_expert ? parts.shared : parts.routed;
-        for (std::int64_t slot : slots) {
+        // An expert's slots belong to distinct tokens (a token routes to an expert once), so
+        // each slot writes its own output row and the slots can run side by side; each slot's
+        // sums keep their sequential order. A hand-built routing that repeats an expert in a
+        // token runs in order instead.
+        bool distinct_tokens = true;
+        for (std::size_t i = 1; i < slots.size(); ++i) {
+            distinct_tokens = distinct_tokens && slots[i] / dims.topk != slots[i - 1] / dims.topk;
+        }
+        const auto run_slot = [&](std::int64_t index) {
+            const std::int64_t slot = slots[static_cast<std::size_t>(index)];
+            std::vector<float> h(static_cast<std::size_t>(dims.inter));
             const std::int64_t token = slot / dims.topk;
             const float* a = activations.data() + token * dims.hidden;
             for (std::int64_t i = 0; i < dims.inter; ++i) {
@@ -132,6 +161,12 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
                 out[n] +=
                     routing_weight * dot(h.data(), weights.w2.data() + n * dims.inter, dims.inter);
             }
+        };
+        const auto count = static_cast<std::int64_t>(slots.size());
+        if (distinct_tokens) {
+            parallel_for(count, run_slot);
+        } else {
+            for (std::int64_t index = 0; index < count; ++index) run_slot(index);
         }
     }
     return parts;

@@ -10,12 +10,15 @@
 namespace fhmoe::family {
 namespace {
 
-// Preference orders: mid-size tiles first (enough work per tile to amortise the weight
-// loads, enough tiles to spread), then the neighbours.
-constexpr std::array<int, 4> kStage1TileNPreference{128, 64, 32, 256};
-constexpr std::array<int, 3> kStage1TileKPreference{256, 128, 64};
+// Preference orders, from the matrix kernels' H200 measurements (docs/performance.md: this
+// choice ran within 0-7 % of the fastest candidate at every DSV4 token from 1 to 2048): stage1
+// narrow tiles (many workgroups stream the weights side by side), 128-wide K steps, four
+// warps; stage2 128-column tiles; then the neighbours where a tile does not divide.
+constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
+constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
+constexpr int kDefaultWaves = 4;
 constexpr int kMaxDefaultBlockM = 128;
 
 template <std::size_t N, std::size_t M>
@@ -32,6 +35,7 @@ static_assert(all_on_axis(kStage1TileNPreference, kStage1TileNAxis));
 static_assert(all_on_axis(kStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kStage2TileKPreference, kStage2TileKAxis));
+static_assert(all_on_axis(std::array<int, 1>{kDefaultWaves}, kStage1WavesAxis));
 
 template <std::size_t N>
 std::optional<int> first_dividing(const std::array<int, N>& preference, std::int64_t dim) {
@@ -41,14 +45,17 @@ std::optional<int> first_dividing(const std::array<int, N>& preference, std::int
     return std::nullopt;
 }
 
+// Half the average routed expert group, rounded up to an offered block: the matrix kernels
+// skip a block's padding-only token groups, so a smaller block wastes less than it costs
+// (on the H200, 16-row blocks beat 32-row ones up to 2048 DSV4 tokens, 32 routed rows each).
 int default_block_m(const ShapeKey& shape) {
     const std::int64_t average_routed_rows =
         padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
+    const std::int64_t wanted = (average_routed_rows + 1) / 2;
     int chosen = kAlwaysOfferedBlockM;
     for (int block_m : offered_block_ms(shape)) {
-        if (block_m < kAlwaysOfferedBlockM) continue;
         chosen = block_m;
-        if (block_m >= average_routed_rows || block_m >= kMaxDefaultBlockM) break;
+        if (block_m >= wanted || block_m >= kMaxDefaultBlockM) break;
     }
     return chosen;
 }
@@ -69,8 +76,8 @@ Candidate default_candidate(const ShapeKey& shape) {
     }
     Candidate candidate;
     candidate.block_m = default_block_m(shape);
-    candidate.stage1 =
-        Stage1Config{candidate.block_m, *stage1_n, *stage1_k, 1, 1, shape.gate_mode, true};
+    candidate.stage1 = Stage1Config{candidate.block_m, *stage1_n, *stage1_k, kDefaultWaves, 1,
+                                    shape.gate_mode,   true};
     candidate.stage2 =
         Stage2Config{candidate.block_m, *stage2_n, *stage2_k, Stage2Mode::atomic, false};
     return candidate;

@@ -50,17 +50,19 @@ TEST(DefaultCandidate, IsInTheCatalogueOfManyShapes) {
 
 TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     const Candidate small = default_candidate(dsv4_i384_shape(1));
-    EXPECT_EQ(small.block_m, 32);
-    EXPECT_EQ(small.stage1, (Stage1Config{32, 128, 256, 1, 1, GateMode::interleave, true}));
-    EXPECT_EQ(small.stage2, (Stage2Config{32, 128, 128, Stage2Mode::atomic, false}));
-    // 8192 tokens x 6 routed slots / 384 experts = 128 rows per routed expert.
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(8192)).block_m, 128);
+    EXPECT_EQ(small.block_m, 16);
+    EXPECT_EQ(small.stage1, (Stage1Config{16, 64, 128, 4, 1, GateMode::interleave, true}));
+    EXPECT_EQ(small.stage2, (Stage2Config{16, 128, 128, Stage2Mode::atomic, false}));
+    // Half the average routed group: 2048 x 6 / 384 = 32 rows -> 16; 8192 tokens: 128 -> 64.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).block_m, 16);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(2048)).block_m, 16);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8192)).block_m, 64);
     // 40000 -> padded 32768 -> 512 rows per routed expert: capped at 128.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(40000)).block_m, 128);
-    // 4096 x 6 / 384 = 64 rows.
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(4096)).block_m, 64);
+    // 4096 x 6 / 384 = 64 rows -> 32.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4096)).block_m, 32);
     ShapeKey narrow = dsv4_i384_shape(1, GateMode::separated);
-    narrow.inter_dim = 192;  // tile_n 128 and stage2 tile_k 128 do not divide it
+    narrow.inter_dim = 192;  // stage2 tile_k 128 does not divide it
     const Candidate fallback = default_candidate(narrow);
     EXPECT_EQ(fallback.stage1.tile_n, 64);
     EXPECT_EQ(fallback.stage2.tile_k, 64);

@@ -109,7 +109,35 @@ TEST_P(GpuOpDsv4, DefaultAndSampledCandidatesMatchTheReference) {
     expect_all_pass(shape, check_candidates(shape, candidates));
 }
 
-INSTANTIATE_TEST_SUITE_P(Tokens, GpuOpDsv4, ::testing::Values(1, 16));
+INSTANTIATE_TEST_SUITE_P(Tokens, GpuOpDsv4, ::testing::Values(1, 16, 64));
+
+TEST(GpuOp, ManyTokensTakeTheThreeLaunchSortAndStillMatch) {
+    // 300 tokens x 5 slots is over the one-launch routing's 1024 entries.
+    family::ShapeKey shape = small_shapes().front();
+    shape.token = 300;
+    const auto candidates = family::sample_shape_catalogue(shape, kCandidatesPerDsv4Shape, kSeed);
+    expect_all_pass(shape, check_candidates(shape, candidates));
+}
+
+TEST(GpuOp, AGraphReplayComputesTheSameOp) {
+    bind_test_device();
+    for (const family::ShapeKey& shape :
+         {small_shapes().front(), family::dsv4_i384_shape(1), family::dsv4_i384_shape(4)}) {
+        SCOPED_TRACE(family::shape_key_string(shape));
+        const Problem problem = generate_problem(shape, kSeed);
+        const ReferenceOutput reference = compute_reference(problem);
+        const GpuProblem device_problem(problem, 1);
+        GpuFhmoeOp op(shape, family::default_candidate(shape));
+        std::vector<std::uint16_t> out(problem.x_bf16.size());
+        for (int replay = 0; replay < 3; ++replay) {  // later replays reuse the captured graph
+            op.poison_output();
+            EXPECT_GT(op.run_graph(device_problem, 0), 0.0);
+            op.download_output(out);
+            EXPECT_TRUE(passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),
+                                        kErrRatio, kMaxCosineDistance));
+        }
+    }
+}
 
 TEST(GpuOp, AWrongKernelIsCaught) {
     // The check above can fail: an output with a flipped sign fails it on the same data.
@@ -119,7 +147,7 @@ TEST(GpuOp, AWrongKernelIsCaught) {
     const ReferenceOutput reference = compute_reference(problem);
     const GpuProblem device_problem(problem, 2);
     GpuFhmoeOp op(shape, family::default_candidate(shape));
-    op.run(device_problem, 1);  // the second copy computes the same op
+    op.run(device_problem, 0);  // input set 0 is the problem itself (later sets reroute)
     std::vector<std::uint16_t> out(problem.x_bf16.size());
     op.download_output(out);
     EXPECT_TRUE(passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),

@@ -4,7 +4,7 @@
 # directly: ctest's files name this machine's paths), the gpu fault matrix through the real
 # supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
 # the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
-#   tools/gpu/device-run.sh [tests] [faults] [bench] [mpi]    (default: all four)
+#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi]   (default: all)
 # Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
 # the whole lease.
 set -uo pipefail
@@ -16,7 +16,7 @@ bin="$root/.device/bin"
 export LD_LIBRARY_PATH="$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export FHMOE_SOURCE_DIR="$root" FHMOE_WORKER="$bin/fhmoe_worker"
 steps=("$@")
-[ ${#steps[@]} -eq 0 ] && steps=(tests faults bench mpi)
+[ ${#steps[@]} -eq 0 ] && steps=(sass tests faults bench peers mpi)
 status=0
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 section() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
@@ -26,6 +26,17 @@ nvidia-smi --query-gpu=index,name,uuid,driver_version,memory.total,clocks.sm,clo
   --format=csv | tee "$out/machine.txt"
 nproc | tee -a "$out/machine.txt"
 
+if want sass; then
+  section "sass: matrix instructions in the stage kernels"
+  # The hot loops of both stages must run on the tensor cores: count HMMA per kernel.
+  sass="$(mktemp)"
+  cuobjdump --dump-sass "$bin/gpu_op_test" > "$sass" 2>&1
+  awk '/Function :/ { name = $3 } /HMMA|QGMMA|HGMMA/ { count[name]++ } END { for (n in count) print count[n], n }' \
+    "$sass" | grep -E "matrix_stage" | sort -k2 | tee "$out/sass_summary.txt" | head -40
+  grep -m3 -E "HMMA" "$sass" | tee -a "$out/sass_summary.txt"
+  rm -f "$sass"
+  [ -s "$out/sass_summary.txt" ] || status=1
+fi
 if want tests; then
   section "gpu_op_test"
   CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_op_test" --gtest_brief=1 2>&1 | tee "$out/gpu_op_test.log" \
@@ -40,10 +51,17 @@ if want faults; then
 fi
 if want bench; then
   section "fhmoe_gpu_bench"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/fhmoe_gpu_bench" --tokens 1,16,256 --iters 50 --warmup 5 \
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/fhmoe_gpu_bench" ${FHMOE_BENCH_ARGS:-} \
     > "$out/bench.txt" 2> "$out/bench.err"
   [ $? -eq 0 ] || status=1
   cat "$out/bench.err" "$out/bench.txt"
+fi
+if want peers; then
+  section "peers: PyTorch on the same shapes"
+  PYTHONUNBUFFERED=1 timeout "${FHMOE_STEP_TIMEOUT:-180}" python3 bench/peers/torch_moe_peers.py \
+    --json "$out/peers.json" ${FHMOE_PEERS_ARGS:-} > "$out/peers.txt" 2>&1
+  [ $? -eq 0 ] || status=1
+  tail -30 "$out/peers.txt"
 fi
 if want mpi; then
   gpus=$(nvidia-smi -L | wc -l)

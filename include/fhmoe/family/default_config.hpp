@@ -8,10 +8,14 @@
 
 namespace fhmoe::family {
 
-// block_m: the smallest offered block of at least 32 rows that holds the average routed
-// expert group (padded_token * routed_topk / routed_experts), capped at 128.
-// stage1: tile_n 128 (else 64, 32, 256: the first that divides inter_dim), tile_k 256 (else
-// 128, 64), one wave, no K split, fused fp8 output (saves a quantization pass).
+// A fixed choice per token range, good on the gpu backend's matrix kernels (measured on the
+// H200, docs/performance.md), so that "tuned vs default" compares against what a careful
+// engineer would ship untuned:
+// block_m: the smallest offered block that holds half the average routed expert group
+// (padded_token * routed_topk / routed_experts / 2): 16 rows up to 2048 DSV4 tokens, capped
+// at 128.
+// stage1: tile_n 64 (else 32, 128, 256: the first that divides inter_dim), tile_k 128 (else
+// 256, 64), four waves, no K split inside the workgroup, fused fp8 output.
 // stage2: tile_m = block_m, tile_n 128 (else 256, 64), tile_k 128 (else 64, 256), atomic,
 // not persistent. Throws UnsupportedShape when the catalogue is empty.
 Candidate default_candidate(const ShapeKey& shape);

@@ -44,9 +44,11 @@ private:
     std::string message_;
 };
 
-// A Problem's inputs in device memory. `copies` identical copies of every input, so that
-// timed runs can rotate over them and a small shape is not served from the L2 cache by the
-// previous iteration (METHOD.md: rotate input sets).
+// A Problem's inputs in device memory, as input sets that timed runs rotate over so that no
+// run finds its weights in the L2 cache (METHOD.md: rotate input sets): set 0 is the problem
+// itself (the checked run uses it), further sets route the same tokens to other experts, and
+// `copies` whole copies of the weights serve shapes small enough to fit in the cache
+// (kernels/gpu/gpu_problem_impl.hpp). copies() is the number of input sets.
 class GpuProblem {
 public:
     GpuProblem(const Problem& problem, std::size_t copies);
@@ -79,6 +81,11 @@ public:
     // per-stage split of this run, from device events between the stages. Returns the
     // device time of the whole op in microseconds (one event pair around it).
     double run(const GpuProblem& problem, std::size_t copy, tuning::StageSplit* stages = nullptr);
+
+    // The same op as a device graph: captured once per input set on first use, then replayed
+    // (decode serving replays graphs, so launch gaps are what serving sees). Returns the
+    // replay's device time in microseconds (one event pair around the graph launch).
+    double run_graph(const GpuProblem& problem, std::size_t copy);
 
     // Fills the device output with NaNs (bf16 0xFFFF), so that a check after the next run
     // proves every element was written.

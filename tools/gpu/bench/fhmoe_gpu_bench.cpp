@@ -1,14 +1,14 @@
-// Times gpu-backend candidates on the DSV4 I384 contract and prints one table: the whole
-// op's median device time (one event pair per run, after warm-up, over rotated input
-// copies when the inputs fit in twice the L2 cache), its mean split by stage, the memory
-// floor (the weights the routing touches, read once, at the measured copy bandwidth) and
-// the accuracy against the CPU reference. The host reference is single-threaded and slow at
-// large token counts: above --reference-max-tokens each candidate is checked against the
-// first candidate's output instead (the same function, computed by other kernels). A table
-// for people, not a test (METHOD.md).
+// Times gpu-backend candidates on the DSV4 I384 contract and prints one table per token count:
+// each candidate's median device time launched eagerly (one event pair around the op's
+// launches) and replayed as a device graph (one event pair around the graph launch), its mean
+// split by stage (eager), and its accuracy against the CPU reference; then a summary with
+// the fastest candidate per token beside the MXFP4 memory floor (the weights the routing
+// touches, read once, at the copy bandwidth measured in the same process). Timed runs rotate
+// over input sets whose routings touch different experts, so no run finds its weights in the
+// L2 cache. A table for people, not a test (METHOD.md).
 //
-//   fhmoe_gpu_bench [--tokens 1,16,256] [--iters 50] [--warmup 5] [--bandwidth-tbps 3.93]
-//                   [--reference-max-tokens 16]
+//   fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] [--warmup 5]
+//                   [--reference-max-tokens 4096] [--candidates N]
 
 #include <algorithm>
 #include <chrono>
@@ -21,12 +21,15 @@
 
 #include "common/bf16.hpp"
 #include "fhmoe/family/builtin_shapes.hpp"
+#include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/family/default_config.hpp"
 #include "fhmoe/family/name_grammar.hpp"
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "gpu/device_buffer.hpp"
 #include "gpu/gpu_device.hpp"
+#include "gpu/portability.hpp"
 
 namespace {
 
@@ -35,59 +38,100 @@ using fhmoe::family::GateMode;
 using fhmoe::family::Stage2Mode;
 
 struct Options {
-    std::vector<std::int64_t> tokens{1, 16, 256};
-    int iters = 50;
+    std::vector<std::int64_t> tokens{1, 4, 16, 64, 256, 1024, 2048};
+    int iters = 30;
     int warmup = 5;
-    double bandwidth_tbps = 3.93;  // 1 GiB device copy on the borrowed H200 (device-bundle)
-    std::int64_t reference_max_tokens = 16;
+    std::int64_t reference_max_tokens = 4096;
 };
+
+[[noreturn]] void usage(int code) {
+    std::fprintf(code == 0 ? stdout : stderr,
+                 "usage: fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] "
+                 "[--warmup 5] [--reference-max-tokens 4096]\n"
+                 "Times the gpu backend's candidates on DSV4 I384 (eager and graph replay) and "
+                 "prints the fastest per token beside the MXFP4 memory floor.\n");
+    std::exit(code);
+}
 
 Options parse(int argc, char** argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
-        const std::string value = argv[i + 1];
-        if (flag == "--tokens") {
-            o.tokens.clear();
-            std::stringstream list(value);
-            for (std::string item; std::getline(list, item, ',');)
-                o.tokens.push_back(std::stoll(item));
-        } else if (flag == "--iters") {
-            o.iters = std::max(1, std::stoi(value));
-        } else if (flag == "--warmup") {
-            o.warmup = std::max(0, std::stoi(value));
-        } else if (flag == "--bandwidth-tbps") {
-            o.bandwidth_tbps = std::stod(value);
-        } else if (flag == "--reference-max-tokens") {
-            o.reference_max_tokens = std::stoll(value);
+        if (flag == "--help" || flag == "-h") usage(0);
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "fhmoe_gpu_bench: %s needs a value\n", flag.c_str());
+            usage(2);
+        }
+        const std::string value = argv[++i];
+        try {
+            if (flag == "--tokens") {
+                o.tokens.clear();
+                std::stringstream list(value);
+                for (std::string item; std::getline(list, item, ',');)
+                    o.tokens.push_back(std::stoll(item));
+            } else if (flag == "--iters") {
+                o.iters = std::max(1, std::stoi(value));
+            } else if (flag == "--warmup") {
+                o.warmup = std::max(0, std::stoi(value));
+            } else if (flag == "--reference-max-tokens") {
+                o.reference_max_tokens = std::stoll(value);
+            } else {
+                std::fprintf(stderr, "fhmoe_gpu_bench: unknown flag %s\n", flag.c_str());
+                usage(2);
+            }
+        } catch (const std::exception&) {
+            std::fprintf(stderr, "fhmoe_gpu_bench: bad value '%s' for %s\n", value.c_str(),
+                         flag.c_str());
+            usage(2);
         }
     }
     return o;
 }
 
-// The default candidate and variations of one field or two each, so the table shows what
-// each field costs on the device.
+// The default candidate and variations of the fields that matter at this token count, kept
+// when the catalogue offers them: block_m, stage1 width, waves and K warps, stage2 width and
+// mode.
 std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
-    const auto g = GateMode::interleave;
+    const GateMode g = shape.gate_mode;
     std::vector<Candidate> list{fhmoe::family::default_candidate(shape)};
-    const std::vector<Candidate> more{
-        {32, {32, 64, 256, 1, 1, g, true}, {32, 128, 128, Stage2Mode::atomic, false}},
-        {32, {32, 64, 256, 4, 1, g, true}, {32, 128, 128, Stage2Mode::atomic, false}},
-        {32, {32, 64, 256, 4, 4, g, true}, {32, 128, 128, Stage2Mode::atomic, false}},
-        {32, {32, 128, 256, 4, 4, g, false}, {32, 128, 128, Stage2Mode::atomic, false}},
-        {32, {32, 128, 256, 4, 4, g, true}, {32, 256, 128, Stage2Mode::reduce, false}},
-        {32, {32, 128, 256, 4, 4, g, true}, {32, 256, 128, Stage2Mode::atomic, true}},
-        {16, {16, 32, 128, 2, 2, g, true}, {16, 64, 64, Stage2Mode::atomic, false}},
-        {64, {64, 128, 128, 4, 2, g, true}, {32, 256, 128, Stage2Mode::reduce, true}},
-    };
-    for (const Candidate& c : more) {
-        if (std::find(list.begin(), list.end(), c) == list.end()) list.push_back(c);
+    for (int bm : fhmoe::family::offered_block_ms(shape)) {
+        for (int s1n : {64, 128}) {
+            for (int waves : {1, 2, 4}) {
+                for (int kw : {1, 2, 4}) {
+                    if (waves * kw < 2) continue;
+                    for (int s1k : {128, 256}) {
+                        const Candidate c{bm,
+                                          {bm, s1n, s1k, waves, kw, g, true},
+                                          {bm, 128, 128, Stage2Mode::atomic, false}};
+                        list.push_back(c);
+                    }
+                }
+            }
+        }
+        for (int s2n : {64, 128, 256}) {
+            for (int s2m : {bm / 2, bm}) {
+                for (bool persist : {false, true}) {
+                    list.push_back({bm,
+                                    {bm, 64, 256, 4, 1, g, true},
+                                    {s2m, s2n, 128, Stage2Mode::atomic, persist}});
+                }
+            }
+        }
+        list.push_back(
+            {bm, {bm, 64, 256, 4, 1, g, false}, {bm, 128, 128, Stage2Mode::reduce, false}});
+        list.push_back(
+            {bm, {bm, 64, 256, 4, 1, g, true}, {bm, 128, 64, Stage2Mode::atomic, false}});
     }
-    return list;
+    std::vector<Candidate> kept;
+    for (const Candidate& c : list) {
+        if (!fhmoe::family::is_in_catalogue(shape, c)) continue;
+        if (std::find(kept.begin(), kept.end(), c) == kept.end()) kept.push_back(c);
+    }
+    return kept;
 }
 
-// Bytes the op must read at least once: every routed expert some token uses, the shared
-// expert, the activations; plus the output written.
+// Bytes the op must read at least once: every routed expert some token uses (MXFP4 codes and
+// scales), the shared expert (FP8), the activations (bf16); plus the output written (bf16).
 double floor_bytes(const fhmoe::kernels::Problem& p) {
     const auto& s = p.shape;
     const double per_expert = static_cast<double>(p.w1_fp4.size() + p.w1_scale.size() +
@@ -104,8 +148,8 @@ double floor_bytes(const fhmoe::kernels::Problem& p) {
 }
 
 std::string label(const Candidate& c) {
-    return "bm" + std::to_string(c.block_m) + " " + fhmoe::family::format_stage1_name(c.stage1) +
-           " | " + fhmoe::family::format_stage2_name(c.stage2);
+    return "bm" + std::to_string(c.block_m) + "|" + fhmoe::family::format_stage1_name(c.stage1) +
+           "|" + fhmoe::family::format_stage2_name(c.stage2);
 }
 
 double median(std::vector<double> v) {
@@ -114,23 +158,59 @@ double median(std::vector<double> v) {
     return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Device copy bandwidth, bytes read plus written over time: the median of 10 copies of 1 GiB.
+double copy_bandwidth_tbps() {
+    const std::size_t bytes = std::size_t{1} << 30;
+    fhmoe::kernels::gpu::DeviceBuffer<std::uint8_t> from(bytes);
+    fhmoe::kernels::gpu::DeviceBuffer<std::uint8_t> to(bytes);
+    FHMOE_GPU_CHECK(hipMemset(from.data(), 1, bytes));
+    fhmoe::kernels::gpu::DeviceEvent start;
+    fhmoe::kernels::gpu::DeviceEvent stop;
+    std::vector<double> tbps;
+    for (int i = 0; i < 12; ++i) {
+        FHMOE_GPU_CHECK(hipEventRecord(start.get(), nullptr));
+        FHMOE_GPU_CHECK(
+            hipMemcpyAsync(to.data(), from.data(), bytes, hipMemcpyDeviceToDevice, nullptr));
+        FHMOE_GPU_CHECK(hipEventRecord(stop.get(), nullptr));
+        FHMOE_GPU_CHECK(hipEventSynchronize(stop.get()));
+        float ms = 0.0f;
+        FHMOE_GPU_CHECK(hipEventElapsedTime(&ms, start.get(), stop.get()));
+        if (i >= 2) tbps.push_back(2.0 * static_cast<double>(bytes) / (ms * 1e-3) / 1e12);
+    }
+    return median(tbps);
+}
+
+struct Row {
+    std::int64_t tokens = 0;
+    std::string candidate;
+    double eager_us = 0;
+    double graph_us = 0;
+    double floor_us = 0;
+    double mismatch = 0;
+    bool is_default = false;
+};
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
     const auto device = fhmoe::kernels::gpu::bind_gpu_device(0);
+    const double bandwidth = copy_bandwidth_tbps();
     std::printf(
         "gpu backend on %s (%s, %d SMs, L2 %llu MiB, driver %s), DSV4 I384 "
-        "(H 7168, I 384, E 385, topk 7)\n",
+        "(H 7168, I 384, E 385, topk 7); copy bandwidth %.2f TB/s\n",
         device.name.c_str(), device.arch.c_str(), device.multiprocessors,
-        static_cast<unsigned long long>(device.l2_bytes >> 20), device.driver_version.c_str());
+        static_cast<unsigned long long>(device.l2_bytes >> 20), device.driver_version.c_str(),
+        bandwidth);
     std::printf(
-        "median of %d event-timed runs after %d warm-up runs; stage means; floor = bytes "
-        "touched / %.2f TB/s\n",
-        options.iters, options.warmup, options.bandwidth_tbps);
-    std::printf("%-6s %-92s %10s %8s %8s %9s %9s %8s %9s %6s %9s %9s\n", "tokens", "candidate",
-                "median_us", "sort", "quant", "stage1", "stage2", "reduce", "floor_us", "x_floor",
+        "medians of %d event-timed runs after %d warm-up runs, eager and graph replay; stage "
+        "means (eager); floor = bytes touched / copy bandwidth\n",
+        options.iters, options.warmup);
+    std::printf("%-6s %-96s %9s %9s %8s %8s %8s %8s %9s %6s %9s %9s\n", "tokens", "candidate",
+                "eager_us", "graph_us", "route", "stage1", "quant", "stage2", "floor_us", "x_fl",
                 "mismatch", "cos_dist");
+    std::vector<Row> best;
+    std::vector<Row> defaults;
     for (std::int64_t tokens : options.tokens) {
         const auto shape = fhmoe::family::dsv4_i384_shape(tokens);
         const auto started = std::chrono::steady_clock::now();
@@ -138,51 +218,100 @@ int main(int argc, char** argv) {
         const bool with_reference = tokens <= options.reference_max_tokens;
         std::vector<float> baseline;  // the reference, or the first candidate's output
         if (with_reference) baseline = fhmoe::kernels::compute_reference(problem).out;
-        const std::uint64_t span = 2 * device.l2_bytes;
-        const std::size_t copies = static_cast<std::size_t>(
-            std::clamp<std::uint64_t>((span + problem.bytes() - 1) / problem.bytes(), 1, 64));
-        const fhmoe::kernels::GpuProblem on_device(problem, copies);
+        const fhmoe::kernels::GpuProblem on_device(problem, 1);
+        const std::size_t sets = on_device.copies();
         const double setup_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-        const double floor_us = floor_bytes(problem) / (options.bandwidth_tbps * 1e6);
-        std::fprintf(stderr, "tokens %lld: inputs %.2f GB, %zu device copies, set-up %.1f s\n",
+        const double floor_us = floor_bytes(problem) / (bandwidth * 1e6);
+        std::fprintf(stderr, "tokens %lld: inputs %.2f GB, %zu input sets, set-up %.1f s\n",
                      static_cast<long long>(tokens), static_cast<double>(problem.bytes()) * 1e-9,
-                     copies, setup_s);
+                     sets, setup_s);
         std::vector<std::uint16_t> out(problem.x_bf16.size());
-        const std::vector<Candidate> candidates = bench_candidates(shape);
-        for (const Candidate& candidate : candidates) {
-            fhmoe::kernels::GpuFhmoeOp op(shape, candidate);
-            op.poison_output();
-            op.run(on_device, 0);
-            op.download_output(out);
+        const Candidate default_candidate = fhmoe::family::default_candidate(shape);
+        Row best_here;
+        for (const Candidate& candidate : bench_candidates(shape)) {
+            std::unique_ptr<fhmoe::kernels::GpuFhmoeOp> op;
+            try {
+                op = std::make_unique<fhmoe::kernels::GpuFhmoeOp>(shape, candidate);
+            } catch (const fhmoe::kernels::UnsupportedCandidate& error) {
+                std::printf("%-6lld %-96s unsupported: %s\n", static_cast<long long>(tokens),
+                            label(candidate).c_str(), error.what());
+                continue;
+            }
+            op->poison_output();
+            op->run(on_device, 0);
+            op->download_output(out);
             if (baseline.empty()) {
                 for (std::uint16_t bits : out)
                     baseline.push_back(fhmoe::kernels::decode_bf16(bits));
             }
             const auto metrics = fhmoe::kernels::measure_accuracy(baseline, out, {});
+            // The graph path's output is checked too: a replay must compute the same op.
+            op->poison_output();
+            op->run_graph(on_device, 0);
+            op->download_output(out);
+            const auto graph_metrics = fhmoe::kernels::measure_accuracy(baseline, out, {});
+            const double mismatch =
+                std::max(metrics.mismatch_fraction, graph_metrics.mismatch_fraction);
             for (int i = 0; i < options.warmup; ++i) {
-                op.run(on_device, static_cast<std::size_t>(i) % copies);
+                op->run(on_device, static_cast<std::size_t>(i) % sets);
+                op->run_graph(on_device, static_cast<std::size_t>(i) % sets);
             }
-            std::vector<double> times;
+            std::vector<double> eager;
+            std::vector<double> graph;
             fhmoe::tuning::StageSplit sum;
             for (int i = 0; i < options.iters; ++i) {
                 fhmoe::tuning::StageSplit stages;
-                times.push_back(op.run(on_device, static_cast<std::size_t>(i) % copies, &stages));
+                eager.push_back(op->run(on_device, static_cast<std::size_t>(i) % sets, &stages));
                 sum.sort_us += stages.sort_us;
                 sum.quant_us += stages.quant_us;
                 sum.stage1_us += stages.stage1_us;
-                sum.stage2_us += stages.stage2_us;
-                sum.reduce_us += stages.reduce_us;
+                sum.stage2_us += stages.stage2_us + stages.reduce_us;
+            }
+            for (int i = 0; i < options.iters; ++i) {
+                graph.push_back(op->run_graph(on_device, static_cast<std::size_t>(i) % sets));
             }
             const double n = options.iters;
-            const double med = median(times);
+            Row row{tokens,
+                    label(candidate),
+                    median(eager),
+                    median(graph),
+                    floor_us,
+                    mismatch,
+                    candidate == default_candidate};
             std::printf(
-                "%-6lld %-92s %10.1f %8.1f %8.1f %9.1f %9.1f %8.1f %9.1f %6.1f %9.4f %9.2e\n",
-                static_cast<long long>(tokens), label(candidate).c_str(), med, sum.sort_us / n,
-                sum.quant_us / n, sum.stage1_us / n, sum.stage2_us / n, sum.reduce_us / n, floor_us,
-                med / floor_us, metrics.mismatch_fraction, metrics.cosine_distance);
+                "%-6lld %-96s %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %9.1f %6.2f %9.4f %9.2e\n",
+                static_cast<long long>(tokens), row.candidate.c_str(), row.eager_us, row.graph_us,
+                sum.sort_us / n, sum.stage1_us / n, sum.quant_us / n, sum.stage2_us / n, floor_us,
+                row.graph_us / floor_us, mismatch,
+                std::max(metrics.cosine_distance, graph_metrics.cosine_distance));
             std::fflush(stdout);
+            if (row.is_default) defaults.push_back(row);
+            if (mismatch == 0 &&
+                (best_here.candidate.empty() || row.graph_us < best_here.graph_us)) {
+                best_here = row;
+            }
         }
+        if (!best_here.candidate.empty()) best.push_back(best_here);
+    }
+    std::printf("\nfastest candidate per token (graph replay; mismatch 0 against %s)\n",
+                options.reference_max_tokens >= 2048 ? "the CPU reference"
+                                                     : "the reference or the first candidate");
+    std::printf("%-6s %9s %9s %9s %7s %9s %9s  %s\n", "tokens", "floor_us", "graph_us", "eager_us",
+                "x_floor", "dflt_grph", "dflt_eagr", "candidate");
+    for (const Row& row : best) {
+        double default_graph = 0;
+        double default_eager = 0;
+        for (const Row& d : defaults) {
+            if (d.tokens == row.tokens) {
+                default_graph = d.graph_us;
+                default_eager = d.eager_us;
+            }
+        }
+        std::printf("%-6lld %9.1f %9.1f %9.1f %7.2f %9.1f %9.1f  %s\n",
+                    static_cast<long long>(row.tokens), row.floor_us, row.graph_us, row.eager_us,
+                    row.graph_us / row.floor_us, default_graph, default_eager,
+                    row.candidate.c_str());
     }
     return 0;
 }

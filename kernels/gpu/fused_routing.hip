@@ -1,0 +1,112 @@
+// Decode-size routing in one launch: workgroup 0 sorts the routing (moe_sorting's result:
+// each expert's (token, slot) entries in token order, padded to block_m rows, padding rows
+// carrying token = M and weight 0), every other workgroup quantizes x to MXFP8 in the mma
+// layout (32 lanes per block) and zeroes the output for atomic accumulation. At one token the
+// three-launch sort alone took 41 us; a decode step cannot afford a launch per phase.
+//
+// The sort is deterministic without atomics deciding an order: counts per expert are
+// order-free sums, the padded offsets a workgroup prefix sum, and an entry's place among its
+// expert's entries the number of earlier entries with the same expert (entries <= 1024, so
+// each thread scans at most 1024 ids in shared memory).
+
+// First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares;
+// nvcc declares them implicitly, hipcc only through it.
+#include "gpu/portability.hpp"
+
+#include "common/bf16.hpp"
+#include "common/mx_block.hpp"
+#include "gpu/lane_group_quant.hpp"
+#include "gpu/matrix_args.hpp"
+
+namespace fhmoe::kernels::gpu {
+namespace {
+
+constexpr int kRoutingThreads = 1024;
+
+__device__ void sort_routing(const FusedRoutingArgs& a) {
+    __shared__ std::int32_t ids[kFusedRoutingEntries];
+    __shared__ std::int32_t first_row[kFusedRoutingExperts];
+    __shared__ std::int32_t scan[kRoutingThreads];
+    const int tid = static_cast<int>(threadIdx.x);
+    const int entries = static_cast<int>(a.tokens * a.topk);
+    const int experts = static_cast<int>(a.experts);
+    for (int e = tid; e < experts; e += kRoutingThreads) first_row[e] = 0;
+    for (int i = tid; i < entries; i += kRoutingThreads) ids[i] = a.topk_ids[i];
+    __syncthreads();
+    for (int i = tid; i < entries; i += kRoutingThreads) atomicAdd(&first_row[ids[i]], 1);
+    __syncthreads();
+
+    // Padded rows per expert -> first rows, a workgroup prefix sum over experts (<= 1024).
+    const int count = tid < experts ? first_row[tid] : 0;
+    const int padded = (count + a.block_m - 1) / a.block_m * a.block_m;
+    scan[tid] = padded;
+    __syncthreads();
+    for (int offset = 1; offset < kRoutingThreads; offset *= 2) {
+        const int add = tid >= offset ? scan[tid - offset] : 0;
+        __syncthreads();
+        scan[tid] += add;
+        __syncthreads();
+    }
+    const int first = scan[tid] - padded;
+    if (tid == kRoutingThreads - 1) *a.valid_rows = scan[tid];
+    if (tid < experts) {
+        first_row[tid] = first;
+        for (int row = first; row < first + padded; row += a.block_m) {
+            a.block_experts[row / a.block_m] = tid;
+        }
+        for (int row = first + count; row < first + padded; ++row) {
+            a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
+            a.sorted_weights[row] = 0.0f;
+        }
+    }
+    __syncthreads();
+
+    for (int i = tid; i < entries; i += kRoutingThreads) {
+        const std::int32_t expert = ids[i];
+        int before = 0;
+        for (int j = 0; j < i; ++j) before += ids[j] == expert ? 1 : 0;
+        const int row = first_row[expert] + before;
+        const std::int64_t token = i / a.topk;
+        const std::int64_t slot = i % a.topk;
+        a.sorted_ids[row] = static_cast<std::int32_t>(token | (slot << 24));
+        a.sorted_weights[row] = a.topk_weights[i];
+    }
+}
+
+// One 32-lane group per x block: the group quantizes it, stores it in the mma layout and,
+// for atomic accumulation, zeroes the output elements of the same columns.
+__device__ void quantize_x(const FusedRoutingArgs& a, std::int64_t block, int lane) {
+    const std::int64_t blocks = a.tokens * a.hidden / kMxBlockSize;
+    if (block >= blocks) return;  // the whole group leaves together
+    const std::int64_t first = block * kMxBlockSize;
+    std::uint8_t scale = 0;
+    const std::uint8_t code = quantize_mx_fp8_by_lanes(decode_bf16(a.x_bf16[first + lane]), scale);
+    const std::int64_t per_row = a.hidden / kMxBlockSize;
+    a.a1[mma_code_offset(block / per_row, block % per_row, lane, a.hidden)] = code;
+    if (lane == 0) a.a1_scales[block] = scale;
+    if (a.out_bf16 != nullptr) a.out_bf16[first + lane] = 0;
+}
+
+__global__ void __launch_bounds__(kRoutingThreads) fused_routing_kernel(FusedRoutingArgs args) {
+    if (blockIdx.x == 0) {
+        sort_routing(args);
+        return;
+    }
+    const int lane = static_cast<int>(threadIdx.x) % 32;
+    const std::int64_t group =
+        static_cast<std::int64_t>(blockIdx.x - 1) * (kRoutingThreads / 32) + threadIdx.x / 32;
+    quantize_x(args, group, lane);
+}
+
+}  // namespace
+
+void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream) {
+    const std::int64_t blocks = args.tokens * args.hidden / kMxBlockSize;
+    const std::int64_t groups_per_workgroup = kRoutingThreads / 32;
+    const auto grid =
+        static_cast<unsigned>(1 + (blocks + groups_per_workgroup - 1) / groups_per_workgroup);
+    fused_routing_kernel<<<grid, kRoutingThreads, 0, stream>>>(args);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
+}  // namespace fhmoe::kernels::gpu

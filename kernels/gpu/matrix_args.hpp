@@ -1,0 +1,145 @@
+#pragma once
+
+// What the matrix path's stage kernels read and write, by value in the launch, and how a
+// candidate's fields become their shape (gpu/matrix_layout.hpp has the operand layouts).
+//
+// Stage1, per workgroup: tile_m sorted rows (one block_m block: tile_m / 8 token groups of
+// the matrix instruction) x tile_n columns of h (tile_n / 8 weight tiles of 16 rows: the
+// gate and up rows of 8 columns); `waves` warps take the weight tiles in rounds, `k_waves`
+// warps split each tile's K and add their sums in warp order through shared memory; tile_k
+// is the K each warp loads ahead per step (tile_k / 64 pairs of scale blocks in flight);
+// k_splits workgroups split K further when the batch's tiles would not fill the device, and
+// the last of them to finish adds the splits in split order (deterministic) and runs the
+// epilogue. Stage2: tile_m sorted rows x tile_n output columns (tile_n / 16 weight tiles),
+// 8 warps: min(8, tiles) take the tiles, the rest split K.
+
+#include <cstdint>
+
+#include "common/host_device.hpp"
+#include "gpu/portability.hpp"
+#include "gpu/stage_args.hpp"
+
+namespace fhmoe::kernels::gpu {
+
+inline constexpr int kMatrixStage2Warps = 8;
+inline constexpr int kMatrixMaxKSplits = 32;
+
+struct MatrixStage1Args {
+    ShapeView shape;
+    SortedView sorted;
+    int tile_m = 0;
+    int tile_n = 0;
+    int waves = 1;
+    int k_waves = 1;
+    int k_splits = 1;
+    bool fused_fp8_out = true;
+    const std::uint8_t* a1 = nullptr;         // [M + 1 rows][H] mma layout; row M is zeros
+    const std::uint8_t* a1_scales = nullptr;  // [M + 1][H/32]
+    const std::uint8_t* w1 = nullptr;         // FP4, mma layout
+    const std::uint8_t* w1_scale = nullptr;
+    const std::uint8_t* shared_w1 = nullptr;  // FP8, mma layout
+    const std::uint8_t* shared_w1_scale = nullptr;
+    std::uint16_t* h_bf16 = nullptr;          // [sorted rows][I], unfused
+    std::uint8_t* h_codes = nullptr;          // [sorted rows][I] mma layout, fused
+    std::uint8_t* h_scales = nullptr;         // [sorted rows][I/32], fused
+    float* partials = nullptr;                // k_splits > 1: [tile][split][tile_m][tile_n][2]
+    std::uint32_t* split_counters = nullptr;  // [tile], zero between runs
+};
+
+struct MatrixStage2Args {
+    ShapeView shape;
+    SortedView sorted;
+    int tile_m = 0;
+    int tile_n = 0;
+    bool atomic = true;
+    bool persistent = false;
+    std::uint32_t* tile_counter = nullptr;   // persistent: the next tile, zeroed per run
+    const std::uint8_t* h_codes = nullptr;   // [sorted rows][I] mma layout
+    const std::uint8_t* h_scales = nullptr;  // [sorted rows][I/32]
+    const std::uint8_t* w2 = nullptr;        // FP4, mma layout
+    const std::uint8_t* w2_scale = nullptr;
+    const std::uint8_t* shared_w2 = nullptr;  // FP8, mma layout
+    const std::uint8_t* shared_w2_scale = nullptr;
+    std::uint16_t* out_bf16 = nullptr;  // [M, H], zeroed, atomic mode
+    std::uint16_t* slot_out = nullptr;  // [M*topk, H], reduce mode
+};
+
+// The K step of a stage (tile_k) as pairs of scale blocks loaded ahead: 1, 2 or 4.
+inline int matrix_pairs_per_step(int tile_k) { return tile_k / 64; }
+
+// The per-warp ring of shared memory the weight stream goes through (gpu/matrix_gemm.hpp):
+// stages x pairs per step x 32 lanes x (two 16-byte chunks, FP8's size, + a 4-byte scale word).
+// Workgroups of more than 8 warps double-buffer (2 stages) so that they fit a multiprocessor.
+FHMOE_HOST_DEVICE inline constexpr int matrix_ring_stages(int pairs_per_step, int warps) {
+    return warps > 8 ? 2 : pairs_per_step >= 4 ? 3 : 4;
+}
+FHMOE_HOST_DEVICE inline constexpr int matrix_ring_bytes_per_warp(int pairs_per_step, int warps) {
+    return matrix_ring_stages(pairs_per_step, warps) * pairs_per_step * 32 * (2 * 16 + 4);
+}
+
+// Dynamic shared memory of a stage1 workgroup: the warps' rings (the K warps' partial sums
+// reuse that space once every warp has left its K loop), the tile's activation rows, (fused)
+// the h tile the epilogue quantizes, two flags.
+inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int waves, int k_waves,
+                                      bool fused) {
+    const int warps = waves * k_waves;
+    const int rings = warps * matrix_ring_bytes_per_warp(matrix_pairs_per_step(tile_k), warps);
+    const int reduction = (k_waves - 1) * waves * 32 * (tile_m / 8) * 4 * 4;
+    const int rows = tile_m * 4;
+    const int staging = fused ? tile_m * tile_n * 4 : 0;
+    return (rings > reduction ? rings : reduction) + rows + staging + 16;
+}
+
+inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
+    const int tiles = tile_n / 16;
+    const int warps_n = tiles < kMatrixStage2Warps ? tiles : kMatrixStage2Warps;
+    const int k_groups = kMatrixStage2Warps / warps_n;
+    return kMatrixStage2Warps *
+               matrix_ring_bytes_per_warp(matrix_pairs_per_step(tile_k), kMatrixStage2Warps) +
+           tile_m * 4 + (k_groups - 1) * warps_n * 32 * (tile_m / 8) * 4 * 4 + 16;
+}
+
+// How many workgroups split stage1's K (see the header comment): as many as keep the batch's
+// `tiles` workgroups within one wave of the device (every workgroup resident at once), while
+// every warp keeps at least one full K step.
+int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor, int k_waves,
+                           std::int64_t k_pairs, int pairs_per_step, int multiprocessors);
+int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
+                                                int k_waves, bool fused);
+
+void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int tile_k,
+                          hipStream_t stream);
+void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
+                          int workgroups, hipStream_t stream);
+int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k);
+
+// Fused decode routing (one launch): workgroup 0 sorts the routing like launch_moe_sorting
+// (each expert's slots in token order, padded to block_m), the others quantize x into the
+// mma layout and, with `zero_out`, zero the output. For tokens * topk <= kFusedRoutingEntries
+// and experts <= kFusedRoutingExperts.
+inline constexpr int kFusedRoutingEntries = 1024;
+inline constexpr int kFusedRoutingExperts = 1024;
+struct FusedRoutingArgs {
+    const std::uint16_t* x_bf16 = nullptr;
+    const std::int32_t* topk_ids = nullptr;
+    const float* topk_weights = nullptr;
+    std::int64_t tokens = 0;
+    std::int64_t hidden = 0;
+    std::int64_t topk = 0;
+    std::int64_t experts = 0;
+    int block_m = 0;
+    std::int32_t* sorted_ids = nullptr;
+    float* sorted_weights = nullptr;
+    std::int32_t* block_experts = nullptr;
+    std::int32_t* valid_rows = nullptr;
+    std::uint8_t* a1 = nullptr;
+    std::uint8_t* a1_scales = nullptr;
+    std::uint16_t* out_bf16 = nullptr;  // zeroed when not null
+};
+void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream);
+
+// bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales.
+void launch_mxfp8_quant_mma(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
+                            std::uint8_t* codes, std::uint8_t* scales, hipStream_t stream);
+
+}  // namespace fhmoe::kernels::gpu

@@ -1,0 +1,227 @@
+#pragma once
+
+// The op on the matrix (tensor-core) kernels, the NVIDIA build's path: routing -> stage1 ->
+// [MXFP8 quantization of h, unless stage1 fuses it] -> stage2 -> [slot reduction]. At decode
+// sizes (tokens * topk <= kFusedRoutingEntries) the sort, the quantization of x and the
+// zeroing of the output are one launch; above, the three-launch sort, the quantization and a
+// memset. Workspaces are sized by the most sorted rows the routing can fill, and so are the
+// grids: no workgroup is launched for capacity no routing can reach. Host side.
+
+#include <algorithm>
+#include <cstdint>
+
+#include "fhmoe/family/candidate.hpp"
+#include "gpu/device_buffer.hpp"
+#include "gpu/gpu_device.hpp"
+#include "gpu/gpu_problem_impl.hpp"
+#include "gpu/matrix_args.hpp"
+#include "gpu/op_events.hpp"
+#include "gpu/routing_kernels.hpp"
+#include "problem/problem_dims.hpp"
+
+namespace fhmoe::kernels::gpu {
+
+struct MatrixOpPath {
+    static std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
+
+    // The most sorted rows the routing can fill: each expert in use opens at most one block_m
+    // block beyond its entries' own share.
+    static std::int64_t sorted_rows_bound(const ProblemDims& dims, int block_m) {
+        const std::int64_t entries = dims.slot_rows();
+        return ((entries + block_m - 1) / block_m + std::min(dims.experts, entries)) * block_m;
+    }
+
+    static bool routes_in_one_launch(const ProblemDims& dims) {
+        return dims.slot_rows() <= kFusedRoutingEntries && dims.experts <= kFusedRoutingExperts;
+    }
+
+    MatrixOpPath(const family::ShapeKey& shape_key, const family::Candidate& chosen)
+        : candidate(chosen),
+          dims(shape_key),
+          atomic(chosen.stage2.mode == family::Stage2Mode::atomic),
+          fused_routing(routes_in_one_launch(dims)),
+          rows(sorted_rows_bound(dims, chosen.block_m)),
+          stage1_tiles((rows + chosen.stage1.tile_m - 1) / chosen.stage1.tile_m *
+                       (dims.inter / chosen.stage1.tile_n)),
+          stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
+                       (dims.hidden / chosen.stage2.tile_n)),
+          k_splits(matrix_stage1_k_splits(
+              stage1_tiles,
+              matrix_stage1_workgroups_per_multiprocessor(
+                  chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
+                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out),
+              chosen.stage1.k_waves, dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
+              bound_gpu_device().multiprocessors)),
+          sorted_ids(count(rows)),
+          sorted_weights(count(rows)),
+          block_experts(count(rows / chosen.block_m + 1)),
+          valid_rows(1),
+          expert_rows(count(dims.experts)),
+          a1(count((dims.tokens + 1) * dims.hidden)),
+          a1_scales(count((dims.tokens + 1) * dims.hidden_blocks())),
+          h_bf16(chosen.stage1.fused_fp8_out ? 0 : count(rows * dims.inter)),
+          h_codes(count(rows * dims.inter)),
+          h_scales(count(rows * dims.inter_blocks())),
+          slot_out(atomic ? 0 : count(dims.slot_rows() * dims.hidden)),
+          out(dims.x_elements()),
+          tile_counter(1),
+          partials(k_splits > 1 ? count(stage1_tiles * k_splits * chosen.stage1.tile_m *
+                                        chosen.stage1.tile_n * 2)
+                                : 0),
+          split_counters(k_splits > 1 ? count(stage1_tiles) : 0) {
+        // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
+        // start at zero and the last workgroup of each tile puts them back.
+        FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
+        FHMOE_GPU_CHECK(hipMemset(a1_scales.data(), 0, a1_scales.bytes()));
+        FHMOE_GPU_CHECK(hipMemset(h_codes.data(), 0, h_codes.bytes()));
+        FHMOE_GPU_CHECK(hipMemset(h_scales.data(), 0, h_scales.bytes()));
+        if (h_bf16.size() > 0) FHMOE_GPU_CHECK(hipMemset(h_bf16.data(), 0, h_bf16.bytes()));
+        if (split_counters.size() > 0) {
+            FHMOE_GPU_CHECK(hipMemset(split_counters.data(), 0, split_counters.bytes()));
+        }
+        if (chosen.stage2.persistent) {
+            persistent_workgroups =
+                matrix_stage2_workgroups_per_multiprocessor(
+                    chosen.stage2.tile_m, chosen.stage2.tile_n, chosen.stage2.tile_k) *
+                bound_gpu_device().multiprocessors;
+        }
+    }
+
+    SortedView sorted_view() const {
+        return {sorted_ids.data(), sorted_weights.data(), block_experts.data(), valid_rows.data(),
+                candidate.block_m};
+    }
+
+    ShapeView shape_view() const {
+        return {dims.tokens, dims.hidden, dims.inter, dims.topk, dims.shared_expert};
+    }
+
+    void route(const GpuProblem::Impl::Inputs& in, hipStream_t s, const OpEvents* events) {
+        if (fused_routing) {
+            FusedRoutingArgs r;
+            r.x_bf16 = in.x_bf16.data();
+            r.topk_ids = in.topk_ids.data();
+            r.topk_weights = in.topk_weights.data();
+            r.tokens = dims.tokens;
+            r.hidden = dims.hidden;
+            r.topk = dims.topk;
+            r.experts = dims.experts;
+            r.block_m = candidate.block_m;
+            r.sorted_ids = sorted_ids.data();
+            r.sorted_weights = sorted_weights.data();
+            r.block_experts = block_experts.data();
+            r.valid_rows = valid_rows.data();
+            r.a1 = a1.data();
+            r.a1_scales = a1_scales.data();
+            r.out_bf16 = atomic ? out.data() : nullptr;
+            launch_fused_routing(r, s);
+            mark_stage(events, 1, s);
+            mark_stage(events, 2, s);
+            return;
+        }
+        launch_moe_sorting(in.topk_ids.data(), in.topk_weights.data(), dims.tokens, dims.topk,
+                           dims.experts, candidate.block_m,
+                           {sorted_ids.data(), sorted_weights.data(), block_experts.data(),
+                            valid_rows.data(), expert_rows.data()},
+                           s);
+        if (atomic) FHMOE_GPU_CHECK(hipMemsetAsync(out.data(), 0, out.bytes(), s));
+        mark_stage(events, 1, s);
+        launch_mxfp8_quant_mma(in.x_bf16.data(), dims.tokens, dims.hidden, a1.data(),
+                               a1_scales.data(), s);
+        mark_stage(events, 2, s);
+    }
+
+    void enqueue(const GpuProblem::Impl::Inputs& in, const GpuProblem::Impl::Weights& w,
+                 hipStream_t s, const OpEvents* events) {
+        mark_stage(events, 0, s);
+        route(in, s, events);
+
+        MatrixStage1Args s1;
+        s1.shape = shape_view();
+        s1.sorted = sorted_view();
+        s1.tile_m = candidate.stage1.tile_m;
+        s1.tile_n = candidate.stage1.tile_n;
+        s1.waves = candidate.stage1.waves;
+        s1.k_waves = candidate.stage1.k_waves;
+        s1.k_splits = k_splits;
+        s1.fused_fp8_out = candidate.stage1.fused_fp8_out;
+        s1.a1 = a1.data();
+        s1.a1_scales = a1_scales.data();
+        s1.w1 = w.w1_fp4.data();
+        s1.w1_scale = w.w1_scale.data();
+        s1.shared_w1 = w.shared_w1_fp8.data();
+        s1.shared_w1_scale = w.shared_w1_scale.data();
+        s1.h_bf16 = h_bf16.data();
+        s1.h_codes = h_codes.data();
+        s1.h_scales = h_scales.data();
+        s1.partials = partials.data();
+        s1.split_counters = split_counters.data();
+        launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
+        mark_stage(events, 3, s);
+
+        if (!candidate.stage1.fused_fp8_out) {
+            launch_mxfp8_quant_mma(h_bf16.data(), rows, dims.inter, h_codes.data(), h_scales.data(),
+                                   s);
+        }
+        mark_stage(events, 4, s);
+
+        MatrixStage2Args s2;
+        s2.shape = shape_view();
+        s2.sorted = sorted_view();
+        s2.tile_m = candidate.stage2.tile_m;
+        s2.tile_n = candidate.stage2.tile_n;
+        s2.atomic = atomic;
+        s2.persistent = candidate.stage2.persistent;
+        s2.tile_counter = tile_counter.data();
+        s2.h_codes = h_codes.data();
+        s2.h_scales = h_scales.data();
+        s2.w2 = w.w2_fp4.data();
+        s2.w2_scale = w.w2_scale.data();
+        s2.shared_w2 = w.shared_w2_fp8.data();
+        s2.shared_w2_scale = w.shared_w2_scale.data();
+        s2.out_bf16 = out.data();
+        s2.slot_out = slot_out.data();
+        launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups, s);
+        mark_stage(events, 5, s);
+
+        if (!atomic) {
+            launch_slot_reduction(slot_out.data(), dims.tokens, dims.topk, dims.hidden, out.data(),
+                                  s);
+        }
+        mark_stage(events, 6, s);
+    }
+
+    std::size_t workspace_bytes() const {
+        return sorted_ids.bytes() + sorted_weights.bytes() + block_experts.bytes() +
+               valid_rows.bytes() + expert_rows.bytes() + a1.bytes() + a1_scales.bytes() +
+               h_bf16.bytes() + h_codes.bytes() + h_scales.bytes() + slot_out.bytes() +
+               out.bytes() + tile_counter.bytes() + partials.bytes() + split_counters.bytes();
+    }
+
+    family::Candidate candidate;
+    ProblemDims dims;
+    bool atomic;
+    bool fused_routing;
+    std::int64_t rows;  // sorted rows the routing can fill at most
+    std::int64_t stage1_tiles;
+    std::int64_t stage2_tiles;
+    int k_splits;
+    int persistent_workgroups = 0;
+    DeviceBuffer<std::int32_t> sorted_ids;
+    DeviceBuffer<float> sorted_weights;
+    DeviceBuffer<std::int32_t> block_experts;
+    DeviceBuffer<std::int32_t> valid_rows;
+    DeviceBuffer<std::int32_t> expert_rows;
+    DeviceBuffer<std::uint8_t> a1;         // [M + 1][H] mma layout
+    DeviceBuffer<std::uint8_t> a1_scales;  // [M + 1][H/32]
+    DeviceBuffer<std::uint16_t> h_bf16;    // unfused: [rows][I]
+    DeviceBuffer<std::uint8_t> h_codes;    // [rows][I] mma layout
+    DeviceBuffer<std::uint8_t> h_scales;   // [rows][I/32]
+    DeviceBuffer<std::uint16_t> slot_out;
+    DeviceBuffer<std::uint16_t> out;
+    DeviceBuffer<std::uint32_t> tile_counter;
+    DeviceBuffer<float> partials;                // stage1's K split (empty without one)
+    DeviceBuffer<std::uint32_t> split_counters;  // per stage1 tile
+};
+
+}  // namespace fhmoe::kernels::gpu

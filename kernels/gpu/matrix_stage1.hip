@@ -1,0 +1,312 @@
+// Stage1 of the matrix path (NVIDIA): gate/up GEMM on the tensor cores (FP16 m16n8k16 on
+// FP4/FP8 weights converted in registers, E8M0 scales per 32-wide block), then
+// h = SiLU(gate) * up, quantized to MXFP8 in the mma layout by the workgroup itself (fused)
+// or stored bf16 for a separate pass. gpu/matrix_args.hpp says how the candidate shapes the
+// work; gpu/matrix_layout.hpp the operand layouts.
+
+// First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares.
+#include "gpu/portability.hpp"
+
+#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+
+#include <algorithm>
+
+#include "common/bf16.hpp"
+#include "common/mx_block.hpp"
+#include "common/portable_silu.hpp"
+#include "gpu/lane_group_quant.hpp"
+#include "gpu/matrix_args.hpp"
+#include "gpu/matrix_gemm.hpp"
+
+namespace fhmoe::kernels::gpu {
+namespace {
+
+// Two builds of each kernel: up to 8 warps (registers up to 255 per thread, so deep K steps
+// stay in registers) and up to 16 (128 registers per thread).
+constexpr int kSmallStage1Threads = 8 * 32;
+constexpr int kMaxStage1Threads = 16 * 32;
+
+__device__ __forceinline__ std::int64_t entry_token_of(std::int32_t entry) {
+    return entry & 0xFFFFFF;
+}
+
+template <int TG, int P, int kThreads>
+__global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const ShapeView& s = args.shape;
+    const int tile_m = TG * 8;
+    const std::int64_t n_tiles = s.inter / args.tile_n;
+    const std::int64_t tile = blockIdx.x;
+    const int split = static_cast<int>(blockIdx.y);
+    const std::int64_t row0 = tile / n_tiles * tile_m;
+    if (row0 >= *args.sorted.valid_rows) return;
+    const std::int64_t column0 = tile % n_tiles * args.tile_n;
+    const std::int64_t expert = args.sorted.block_experts[row0 / args.sorted.block_m];
+    const bool fp4 = expert != s.shared_expert;
+
+    constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
+    const int warps_here = static_cast<int>(blockDim.x) / 32;
+    const int ring_bytes = matrix_ring_bytes_per_warp(P, kThreads / 32);
+    const int reduction_bytes = (args.k_waves - 1) * args.waves * 32 * TG * 4 * 4;
+    const int ring_space = warps_here * ring_bytes;
+    // The K warps' partial sums reuse the rings' space once every warp has left its K loop.
+    float* reduction = reinterpret_cast<float*>(shared_bytes);
+    unsigned char* after_rings =
+        shared_bytes + (ring_space > reduction_bytes ? ring_space : reduction_bytes);
+    int* rows = reinterpret_cast<int*>(after_rings);
+    float* staging = reinterpret_cast<float*>(after_rings + tile_m * 4);
+    int* flags = reinterpret_cast<int*>(staging + (args.fused_fp8_out ? tile_m * args.tile_n : 0));
+    int& real_rows = flags[0];  // a block's real rows come first, then its padding
+    int& is_last = flags[1];
+
+    const int threads = static_cast<int>(blockDim.x);
+    if (threadIdx.x == 0) real_rows = tile_m;
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
+        const std::int64_t token = entry_token_of(args.sorted.sorted_ids[row0 + i]);
+        rows[i] = static_cast<int>(token < s.tokens ? token : s.tokens);  // row M is zeros
+    }
+    __syncthreads();
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
+        if (rows[i] >= s.tokens && (i == 0 || rows[i - 1] < s.tokens)) real_rows = i;
+    }
+    __syncthreads();
+
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int wn = warp % args.waves;
+    const int kw = warp / args.waves;
+    const std::int64_t pairs = s.hidden / kPairK;
+    const std::int64_t parts = static_cast<std::int64_t>(args.k_splits) * args.k_waves;
+    const std::int64_t part = static_cast<std::int64_t>(split) * args.k_waves + kw;
+    const std::int64_t first_pair = part * pairs / parts;
+    const std::int64_t end_pair = (part + 1) * pairs / parts;
+    const std::int64_t weight_tiles = 2 * s.inter / kMmaTileRows;
+
+    WarpTileOperands op;
+    op.activations = args.a1;
+    op.activation_scales = args.a1_scales;
+    op.k = s.hidden;
+    op.rows = rows;
+    op.groups = (real_rows + 7) / 8;
+    op.ring = shared_bytes + warp * ring_bytes;
+    op.weight_factor = fp4 ? kFp4AsFp16Factor : 1.0f;
+
+    const int tiles_in_workgroup = args.tile_n / 8;
+    const int rounds = tiles_in_workgroup / args.waves;
+    for (int round = 0; round < rounds; ++round) {
+        const int local_tile = round * args.waves + wn;
+        const std::int64_t weight_tile = column0 / 8 + local_tile;
+        float acc[TG][4];
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+        if (fp4) {
+            const std::int64_t base = expert * weight_tiles + weight_tile;
+            op.weights = args.w1 + base * pairs * kWarpTileBytes;
+            op.weight_scales = args.w1_scale + base * pairs * 32;
+            accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+        } else {
+            op.weights = args.shared_w1 + weight_tile * 2 * pairs * kWarpTileBytes;
+            op.weight_scales = args.shared_w1_scale + weight_tile * pairs * 32;
+            accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
+        }
+
+        if (args.k_waves > 1) {
+            // K warps' sums added in warp order: the result never depends on timing. The
+            // first barrier: every warp has left its K loop, so the rings' space is free.
+            __syncthreads();
+            if (kw > 0) {
+                float* mine = reduction + ((kw - 1) * args.waves + wn) * 32 * TG * 4;
+#pragma unroll
+                for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+                    for (int v = 0; v < 4; ++v) mine[(tg * 4 + v) * 32 + lane] = acc[tg][v];
+                }
+            }
+            __syncthreads();
+            if (kw == 0) {
+                for (int other = 1; other < args.k_waves; ++other) {
+                    const float* theirs = reduction + ((other - 1) * args.waves + wn) * 32 * TG * 4;
+#pragma unroll
+                    for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+                        for (int v = 0; v < 4; ++v) acc[tg][v] += theirs[(tg * 4 + v) * 32 + lane];
+                    }
+                }
+            }
+            __syncthreads();  // the next round rewrites the reduction space
+        }
+        if (kw != 0) continue;
+
+        const int local_column = local_tile * 8 + g;
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const int r = tg * 8 + 2 * t + q;
+                const float gate = acc[tg][q];
+                const float up = acc[tg][2 + q];
+                if (args.k_splits > 1) {
+                    if (rows[r] >= s.tokens) continue;  // padding: nothing to add up
+                    float* out = args.partials +
+                                 (((tile * args.k_splits + split) * tile_m + r) * args.tile_n +
+                                  local_column) *
+                                     2;
+                    out[0] = gate;
+                    out[1] = up;
+                    continue;
+                }
+                const float h = portable_silu(gate) * up;
+                if (args.fused_fp8_out) {
+                    staging[r * args.tile_n + local_column] = h;
+                } else {
+                    args.h_bf16[(row0 + r) * s.inter + column0 + local_column] = encode_bf16(h);
+                }
+            }
+        }
+    }
+
+    if (args.k_splits > 1) {
+        // The last workgroup of this tile to finish adds the splits, in split order.
+        __threadfence();
+        __syncthreads();
+        if (threadIdx.x == 0) {
+            const unsigned done = atomicAdd(args.split_counters + tile, 1u);
+            is_last = done + 1 == static_cast<unsigned>(args.k_splits) ? 1 : 0;
+        }
+        __syncthreads();
+        if (is_last == 0) return;
+        __threadfence();
+        if (threadIdx.x == 0) args.split_counters[tile] = 0;  // ready for the next run
+        constexpr int kBatch = 8;  // splits read before the first is added: latency overlaps
+        for (int i = static_cast<int>(threadIdx.x); i < tile_m * args.tile_n; i += threads) {
+            const int r = i / args.tile_n;
+            const int c = i % args.tile_n;
+            float h = 0.0f;
+            if (r < real_rows) {
+                float gate = 0.0f;
+                float up = 0.0f;
+                for (int k0 = 0; k0 < args.k_splits; k0 += kBatch) {
+                    float2 part[kBatch];
+#pragma unroll
+                    for (int b = 0; b < kBatch; ++b) {
+                        if (k0 + b < args.k_splits) {
+                            part[b] = __ldcg(reinterpret_cast<const float2*>(
+                                args.partials +
+                                (((tile * args.k_splits + k0 + b) * tile_m + r) * args.tile_n + c) *
+                                    2));
+                        }
+                    }
+#pragma unroll
+                    for (int b = 0; b < kBatch; ++b) {
+                        if (k0 + b < args.k_splits) {
+                            gate += part[b].x;
+                            up += part[b].y;
+                        }
+                    }
+                }
+                h = portable_silu(gate) * up;
+            }
+            if (args.fused_fp8_out) {
+                staging[i] = h;
+            } else {
+                args.h_bf16[(row0 + r) * s.inter + column0 + c] = encode_bf16(h);
+            }
+        }
+    }
+    if (!args.fused_fp8_out) return;
+
+    // Each warp quantizes whole 1x32 blocks, one element per lane.
+    __syncthreads();
+    const int blocks_per_row = args.tile_n / kMxBlockSize;
+    for (int i = warp; i < tile_m * blocks_per_row; i += warps_here) {
+        const int r = i / blocks_per_row;
+        const int b = i % blocks_per_row;
+        const std::int64_t block = column0 / kMxBlockSize + b;
+        std::uint8_t scale = 0;
+        const std::uint8_t code =
+            quantize_mx_fp8_by_lanes(staging[r * args.tile_n + b * kMxBlockSize + lane], scale);
+        args.h_codes[mma_code_offset(row0 + r, block, lane, s.inter)] = code;
+        if (lane == 0) args.h_scales[(row0 + r) * (s.inter / kMxBlockSize) + block] = scale;
+    }
+}
+
+using Stage1Kernel = void (*)(MatrixStage1Args);
+
+template <int TG, int kThreads>
+Stage1Kernel pick_for_step(int pairs_per_step) {
+    switch (pairs_per_step) {
+        case 1: return &matrix_stage1_kernel<TG, 1, kThreads>;
+        case 2: return &matrix_stage1_kernel<TG, 2, kThreads>;
+        default: return &matrix_stage1_kernel<TG, 4, kThreads>;
+    }
+}
+
+template <int kThreads>
+Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step) {
+    switch (tile_m) {
+        case 16: return pick_for_step<2, kThreads>(pairs_per_step);
+        case 32: return pick_for_step<4, kThreads>(pairs_per_step);
+        case 64: return pick_for_step<8, kThreads>(pairs_per_step);
+        default: return pick_for_step<16, kThreads>(pairs_per_step);
+    }
+}
+
+Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads) {
+    const int step = matrix_pairs_per_step(tile_k);
+    return threads <= kSmallStage1Threads ? pick_for_tile<kSmallStage1Threads>(tile_m, step)
+                                          : pick_for_tile<kMaxStage1Threads>(tile_m, step);
+}
+
+// The kernel's dynamic shared memory limit raised when it needs more than the default.
+Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
+                             int& shared_bytes) {
+    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32);
+    shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused);
+    if (shared_bytes > 48 * 1024) {
+        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize,
+                                            shared_bytes));
+    }
+    return kernel;
+}
+
+}  // namespace
+
+int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor, int k_waves,
+                           std::int64_t k_pairs, int pairs_per_step, int multiprocessors) {
+    const std::int64_t one_wave =
+        static_cast<std::int64_t>(multiprocessors) * std::max(workgroups_per_multiprocessor, 1);
+    std::int64_t splits = one_wave / std::max<std::int64_t>(tiles, 1);
+    const std::int64_t most = std::max<std::int64_t>(k_pairs / (k_waves * pairs_per_step), 1);
+    splits = std::clamp<std::int64_t>(splits, 1, std::min<std::int64_t>(most, kMatrixMaxKSplits));
+    return static_cast<int>(splits);
+}
+
+int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
+                                                int k_waves, bool fused) {
+    int shared_bytes = 0;
+    const Stage1Kernel kernel =
+        prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, shared_bytes);
+    int blocks = 0;
+    FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, reinterpret_cast<const void*>(kernel), waves * k_waves * 32,
+        static_cast<std::size_t>(shared_bytes)));
+    return blocks > 0 ? blocks : 1;
+}
+
+void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int tile_k,
+                          hipStream_t stream) {
+    const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
+    const int threads = args.waves * args.k_waves * 32;
+    int shared_bytes = 0;
+    const Stage1Kernel kernel = prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves,
+                                                args.k_waves, args.fused_fp8_out, shared_bytes);
+    kernel<<<grid, threads, static_cast<std::size_t>(shared_bytes), stream>>>(args);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
+}  // namespace fhmoe::kernels::gpu
+
+#endif  // FHMOE_GPU_VENDOR_NVIDIA

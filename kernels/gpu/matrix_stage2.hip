@@ -1,0 +1,235 @@
+// Stage2 of the matrix path (NVIDIA): the down GEMM on the tensor cores against h (MXFP8,
+// mma layout, one row per sorted row), times the routing weight, accumulated into the bf16
+// output with one 32-bit atomic per column pair (atomic), or stored per slot for the slot
+// reduction (reduce). `persistent` runs a fixed grid that takes tiles from a counter.
+
+// First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares.
+#include "gpu/portability.hpp"
+
+#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+
+#include <cuda_bf16.h>
+
+#include "gpu/matrix_args.hpp"
+#include "gpu/matrix_gemm.hpp"
+
+namespace fhmoe::kernels::gpu {
+namespace {
+
+constexpr int kThreads = kMatrixStage2Warps * 32;
+
+template <int TG, int P>
+__device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
+                                unsigned char* shared_bytes) {
+    const ShapeView& s = args.shape;
+    const int tile_m = TG * 8;
+    const std::int64_t n_tiles = s.hidden / args.tile_n;
+    const std::int64_t row0 = tile / n_tiles * tile_m;
+    const std::int64_t column0 = tile % n_tiles * args.tile_n;
+    const std::int64_t expert = args.sorted.block_experts[row0 / args.sorted.block_m];
+    const bool fp4 = expert != s.shared_expert;
+
+    const int weight_tiles_here = args.tile_n / kMmaTileRows;
+    const int warps_n =
+        weight_tiles_here < kMatrixStage2Warps ? weight_tiles_here : kMatrixStage2Warps;
+    const int k_groups = kMatrixStage2Warps / warps_n;
+    constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
+    const int ring_bytes = matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
+    unsigned char* after_rings = shared_bytes + kMatrixStage2Warps * ring_bytes;
+    int* rows = reinterpret_cast<int*>(after_rings);
+    float* reduction = reinterpret_cast<float*>(after_rings + tile_m * 4);
+    int& real_rows = *reinterpret_cast<int*>(reduction + (k_groups - 1) * warps_n * 32 * TG * 4);
+    if (threadIdx.x == 0) real_rows = tile_m;
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += kThreads) {
+        rows[i] = static_cast<int>(row0 + i);
+    }
+    __syncthreads();
+    // A block's real rows come first, then its padding; a tile of padding only does nothing.
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += kThreads) {
+        const bool padding = (args.sorted.sorted_ids[row0 + i] & 0xFFFFFF) >= s.tokens;
+        const bool previous_real =
+            i > 0 && (args.sorted.sorted_ids[row0 + i - 1] & 0xFFFFFF) < s.tokens;
+        if (padding && (i == 0 || previous_real)) real_rows = i;
+    }
+    __syncthreads();
+    const int groups = (real_rows + 7) / 8;
+    if (groups == 0) return;
+
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int g = lane >> 2;
+    const int t = lane & 3;
+    const int wn = warp % warps_n;
+    const int kg = warp / warps_n;
+    const std::int64_t pairs = s.inter / kPairK;
+    const std::int64_t first_pair = kg * pairs / k_groups;
+    const std::int64_t end_pair = (kg + 1) * pairs / k_groups;
+
+    WarpTileOperands op;
+    op.activations = args.h_codes;
+    op.activation_scales = args.h_scales;
+    op.k = s.inter;
+    op.rows = rows;
+    op.groups = groups;
+    op.ring = shared_bytes + warp * ring_bytes;
+    op.weight_factor = fp4 ? kFp4AsFp16Factor : 1.0f;
+    const std::int64_t expert_tiles = s.hidden / kMmaTileRows;
+
+    const int rounds = weight_tiles_here / warps_n;
+    for (int round = 0; round < rounds; ++round) {
+        const int local_tile = round * warps_n + wn;
+        const std::int64_t weight_tile = column0 / kMmaTileRows + local_tile;
+        float acc[TG][4];
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+        if (fp4) {
+            const std::int64_t base = expert * expert_tiles + weight_tile;
+            op.weights = args.w2 + base * pairs * kWarpTileBytes;
+            op.weight_scales = args.w2_scale + base * pairs * 32;
+            accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+        } else {
+            op.weights = args.shared_w2 + weight_tile * 2 * pairs * kWarpTileBytes;
+            op.weight_scales = args.shared_w2_scale + weight_tile * pairs * 32;
+            accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
+        }
+        if (k_groups > 1) {
+            if (kg > 0) {
+                float* mine = reduction + ((kg - 1) * warps_n + wn) * 32 * TG * 4;
+#pragma unroll
+                for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+                    for (int v = 0; v < 4; ++v) mine[(tg * 4 + v) * 32 + lane] = acc[tg][v];
+                }
+            }
+            __syncthreads();
+            if (kg == 0) {
+                for (int other = 1; other < k_groups; ++other) {
+                    const float* theirs = reduction + ((other - 1) * warps_n + wn) * 32 * TG * 4;
+#pragma unroll
+                    for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+                        for (int v = 0; v < 4; ++v) acc[tg][v] += theirs[(tg * 4 + v) * 32 + lane];
+                    }
+                }
+            }
+            __syncthreads();
+        }
+        if (kg != 0) continue;
+        const std::int64_t column = column0 + local_tile * kMmaTileRows + 2 * g;
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) {
+            if (tg >= groups) break;
+#pragma unroll
+            for (int q = 0; q < 2; ++q) {
+                const std::int64_t row = row0 + tg * 8 + 2 * t + q;
+                const std::int32_t entry = args.sorted.sorted_ids[row];
+                const std::int64_t token = entry & 0xFFFFFF;
+                if (token >= s.tokens) continue;  // padding row
+                const float weight = args.sorted.sorted_weights[row];
+                const __nv_bfloat162 pair =
+                    __floats2bfloat162_rn(acc[tg][q] * weight, acc[tg][2 + q] * weight);
+                if (args.atomic) {
+                    atomicAdd(reinterpret_cast<__nv_bfloat162*>(args.out_bf16 + token * s.hidden +
+                                                                column),
+                              pair);
+                } else {
+                    const std::int64_t slot_row = token * s.topk + (entry >> 24);
+                    *reinterpret_cast<__nv_bfloat162*>(args.slot_out + slot_row * s.hidden +
+                                                       column) = pair;
+                }
+            }
+        }
+    }
+}
+
+template <int TG, int P>
+__global__ void __launch_bounds__(kThreads) matrix_stage2_kernel(MatrixStage2Args args) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const std::int64_t tile = blockIdx.x;
+    const std::int64_t n_tiles = args.shape.hidden / args.tile_n;
+    if (tile / n_tiles * (TG * 8) >= *args.sorted.valid_rows) return;
+    run_stage2_tile<TG, P>(args, tile, shared_bytes);
+}
+
+template <int TG, int P>
+__global__ void __launch_bounds__(kThreads) matrix_stage2_persistent_kernel(MatrixStage2Args args) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    __shared__ unsigned int taken;
+    const std::int64_t tiles = static_cast<std::int64_t>(*args.sorted.valid_rows) / (TG * 8) *
+                               (args.shape.hidden / args.tile_n);
+    for (;;) {
+        if (threadIdx.x == 0) taken = atomicAdd(args.tile_counter, 1u);
+        __syncthreads();
+        const std::int64_t tile = taken;
+        __syncthreads();  // everyone has read `taken` before thread 0 overwrites it
+        if (tile >= tiles) return;
+        run_stage2_tile<TG, P>(args, tile, shared_bytes);
+        __syncthreads();  // the next tile rewrites the rows in shared memory
+    }
+}
+
+using Stage2Kernel = void (*)(MatrixStage2Args);
+
+template <int TG>
+Stage2Kernel pick_for_step(bool persistent, int pairs_per_step) {
+    switch (pairs_per_step) {
+        case 1:
+            return persistent ? &matrix_stage2_persistent_kernel<TG, 1>
+                              : &matrix_stage2_kernel<TG, 1>;
+        case 2:
+            return persistent ? &matrix_stage2_persistent_kernel<TG, 2>
+                              : &matrix_stage2_kernel<TG, 2>;
+        default:
+            return persistent ? &matrix_stage2_persistent_kernel<TG, 4>
+                              : &matrix_stage2_kernel<TG, 4>;
+    }
+}
+
+Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step) {
+    switch (tile_m) {
+        case 8: return pick_for_step<1>(persistent, pairs_per_step);
+        case 16: return pick_for_step<2>(persistent, pairs_per_step);
+        case 32: return pick_for_step<4>(persistent, pairs_per_step);
+        case 64: return pick_for_step<8>(persistent, pairs_per_step);
+        default: return pick_for_step<16>(persistent, pairs_per_step);
+    }
+}
+
+}  // namespace
+
+void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
+                          int workgroups, hipStream_t stream) {
+    const Stage2Kernel kernel =
+        pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k));
+    const int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
+    if (shared_bytes > 48 * 1024) {
+        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize,
+                                            shared_bytes));
+    }
+    if (args.persistent) {
+        FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
+    }
+    const auto grid = static_cast<unsigned>(args.persistent ? workgroups : tiles);
+    kernel<<<grid, kThreads, static_cast<std::size_t>(shared_bytes), stream>>>(args);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
+int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
+    const Stage2Kernel kernel = pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k));
+    const int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k);
+    if (shared_bytes > 48 * 1024) {
+        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                            hipFuncAttributeMaxDynamicSharedMemorySize,
+                                            shared_bytes));
+    }
+    int blocks = 0;
+    FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, reinterpret_cast<const void*>(kernel), kThreads,
+        static_cast<std::size_t>(shared_bytes)));
+    return blocks > 0 ? blocks : 1;
+}
+
+}  // namespace fhmoe::kernels::gpu
+
+#endif  // FHMOE_GPU_VENDOR_NVIDIA

@@ -1,0 +1,74 @@
+#pragma once
+
+// NVIDIA's warp-level matrix instruction and the operand conversions of the matrix path
+// (device TUs of an NVIDIA build only; the AMD build keeps the scalar kernels).
+//
+// Hopper runs FP8 mma.sync only by converting to FP16 first (CUTLASS maintainers: the e4m3
+// m16n8k32 form is native on sm_89, emulated on sm_90), so the path feeds FP16 to
+// mma.m16n8k16 (HMMA) itself and does the conversions where they are cheapest:
+//   FP4 e2m1 -> FP16 by bit moves: e2m1 bits s.e1e0.m placed at FP16 bits 15 and 11..9 give
+//     the value times 2^-14 exactly (zero and the subnormal 0.5 included), so the weight
+//     scale carries a factor 2^14;
+//   FP8 e4m3 -> FP16 with the hardware conversion (exact: FP16 covers e4m3's range).
+// Layouts and the element order inside a lane's 8 bytes: gpu/matrix_layout.hpp.
+
+#if !defined(FHMOE_GPU_VENDOR_NVIDIA)
+#error "gpu/mma_fragments.hpp is for the NVIDIA matrix path"
+#endif
+
+#include <cstdint>
+
+namespace fhmoe::kernels::gpu {
+
+// The FP4 weights' FP16 codes are their values times 2^-14.
+inline constexpr float kFp4AsFp16Factor = 16384.0f;
+
+// d += a * b on one m16n8k16 tile, FP16 operands, FP32 accumulators.
+__device__ __forceinline__ void mma_f16(float (&d)[4], const std::uint32_t (&a)[4],
+                                        std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// Two e4m3 bytes (bits 0-15 of `word` when `high` is false, else 16-31) -> an FP16 pair, the
+// lower byte in the lower half.
+__device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t word, bool high) {
+    std::uint32_t out;
+    const auto pair = static_cast<unsigned short>(high ? word >> 16 : word & 0xFFFFu);
+    asm("cvt.rn.f16x2.e4m3x2 %0, %1;\n" : "=r"(out) : "h"(pair));
+    return out;
+}
+
+// A packed FP4 word (elements e0..e7, e0 in the low nibble) -> four FP16 pairs (scaled by
+// 2^-14): (e0,e2) (e4,e6) (e1,e3) (e5,e7). Each byte of `even`/`odd` holds the high byte of
+// one element's FP16 code (its low byte is zero); byte_perm then places two of them.
+__device__ __forceinline__ void fp4x8_to_f16x8(std::uint32_t word, std::uint32_t (&out)[4]) {
+    const std::uint32_t even = ((word << 4) & 0x80808080u) | ((word << 1) & 0x0E0E0E0Eu);
+    const std::uint32_t odd = (word & 0x80808080u) | ((word >> 3) & 0x0E0E0E0Eu);
+    // Selector nibbles pick bytes of (x, 0): 4 is a zero byte.
+    out[0] = __byte_perm(even, 0u, 0x1404);
+    out[1] = __byte_perm(even, 0u, 0x3424);
+    out[2] = __byte_perm(odd, 0u, 0x1404);
+    out[3] = __byte_perm(odd, 0u, 0x3424);
+}
+
+// One lane's eight FP8 bytes of a block (e0 e2 e4 e6 | e1 e3 e5 e7) -> four FP16 pairs in the
+// same order as fp4x8_to_f16x8.
+__device__ __forceinline__ void fp8x8_to_f16x8(std::uint32_t w0, std::uint32_t w1,
+                                               std::uint32_t (&out)[4]) {
+    out[0] = fp8x2_to_f16x2(w0, false);
+    out[1] = fp8x2_to_f16x2(w0, true);
+    out[2] = fp8x2_to_f16x2(w1, false);
+    out[3] = fp8x2_to_f16x2(w1, true);
+}
+
+// The E8M0 scale code as a float (2^(code-127)); codes 1..254, which is every scale a real
+// block has (0 would be 2^-127 and 255 NaN).
+__device__ __forceinline__ float e8m0_float(std::uint32_t code) {
+    return __uint_as_float(code << 23);
+}
+
+}  // namespace fhmoe::kernels::gpu
