@@ -188,14 +188,16 @@ constexpr std::size_t kImageIncrement = std::size_t{4} << 20;
 // ever reaches it: when a write to a full disk failed inside HDF5, the library was left with
 // a file it could neither flush nor close, and its shutdown at exit crashed (SIGSEGV in
 // H5F__close_cb). The bytes go to disk in write_archive, where every failure is an error.
+//
+// The image is made without a userblock (with one, the image HDF5 1.10 returned had no
+// superblock where readers look for it); the seal's bytes are put in front of it, and HDF5
+// and h5py find the superblock at kSealBytes, as they do in a file given a userblock by h5jam.
 std::string archive_image(const std::string& name, const RunEvidence& evidence) {
     h5::silence_automatic_error_printing();
-    h5::PropertyList create(H5Pcreate(H5P_FILE_CREATE), "create a file property list");
-    h5::check(H5Pset_userblock(create.get(), kSealBytes), "reserve the seal's userblock");
     h5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS), "create a file access property list");
     h5::check(H5Pset_fapl_core(access.get(), kImageIncrement, /*backing_store=*/0),
               "build the file in memory");
-    h5::File file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, create.get(), access.get()),
+    h5::File file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
                   "create the file");
     const ArchiveSchema schema;
     TextArena arena;
@@ -211,8 +213,9 @@ std::string archive_image(const std::string& name, const RunEvidence& evidence) 
     h5::check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flush the file");
     const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
     if (size < 0) h5::throw_hdf5_error("measure the file image");
-    std::string image(static_cast<std::size_t>(size), '\0');
-    if (H5Fget_file_image(file.get(), image.data(), image.size()) != size) {
+    std::string image(kSealBytes + static_cast<std::size_t>(size), '\0');
+    if (H5Fget_file_image(file.get(), image.data() + kSealBytes, image.size() - kSealBytes) !=
+        size) {
         h5::throw_hdf5_error("copy the file image");
     }
     file.close("close the file");
