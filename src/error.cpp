@@ -2,18 +2,21 @@
 
 #include <utility>
 
+#include "fhmoe/text_excerpt.hpp"
+
 namespace fhmoe {
 namespace {
 
 std::string format_input_error(const std::string& path, std::size_t line, std::size_t column,
                                const std::string& field, const std::string& reason) {
-    std::string text = path;
+    // A path or a column name can be as long as the user made it: the message stays readable.
+    std::string text = excerpt(path, kPathExcerptChars);
     if (line > 0) {
         text += ":" + std::to_string(line);
         if (column > 0) text += ":" + std::to_string(column);
     }
     text += ": ";
-    if (!field.empty()) text += "field '" + field + "': ";
+    if (!field.empty()) text += "field '" + excerpt(field) + "': ";
     text += reason;
     return text;
 }

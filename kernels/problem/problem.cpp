@@ -4,18 +4,19 @@
 #include "common/fnv1a.hpp"
 #include "common/mx_block.hpp"
 #include "fhmoe/error.hpp"
+#include "fhmoe/family/shape_limits.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "problem/problem_dims.hpp"
 
 namespace fhmoe::kernels {
 namespace {
 
-// Bounds that keep every element count inside int64 and the sorted-id packing honest:
-// moe_sorting packs the token in 24 bits and the slot in 8.
-constexpr std::int64_t kMaxTokens = (std::int64_t{1} << 24) - 1;
-constexpr std::int64_t kMaxTopk = 256;
-constexpr std::int64_t kMaxDim = std::int64_t{1} << 20;
-constexpr std::int64_t kMaxExperts = std::int64_t{1} << 16;
+// The bounds are the family's (shape_limits.hpp), so the untuned CSV reader refuses what
+// the kernels would refuse, before any worker starts.
+constexpr std::int64_t kMaxTokens = family::kMaxShapeTokens;
+constexpr std::int64_t kMaxTopk = family::kMaxShapeTopk;
+constexpr std::int64_t kMaxDim = family::kMaxShapeDim;
+constexpr std::int64_t kMaxExperts = family::kMaxShapeExperts;
 
 [[noreturn]] void reject(const family::ShapeKey& shape, const std::string& reason) {
     throw Error("shape " + family::shape_key_string(shape) + ": " + reason);

@@ -49,4 +49,11 @@ int local_rank() {
     return rank;
 }
 
+bool any_rank(bool mine) {
+    int local = mine ? 1 : 0;
+    int any = 0;
+    MPI_Allreduce(&local, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+    return any != 0;
+}
+
 }  // namespace fhmoe::cluster

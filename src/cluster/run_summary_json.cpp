@@ -1,12 +1,11 @@
 #include "fhmoe/cluster/run_summary_json.hpp"
 
-#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
 
+#include "fhmoe/config/atomic_file.hpp"
+#include "fhmoe/config/file_error.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::cluster {
@@ -84,19 +83,12 @@ std::string format_summary_json(const std::vector<SummaryLine>& lines,
 }
 
 void write_summary_json(const std::string& path, const std::string& text) {
-    const std::string temporary = path + ".tmp";
-    {
-        std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-        out << text;
-        out.flush();
-        if (!out) {
-            throw InputError(path, 0, 0, "--summary-json",
-                             std::string("cannot write: ") + std::strerror(errno));
-        }
+    // Atomic like the tuned CSV: a full disk leaves the previous summary and no temporary file.
+    try {
+        config::write_file_atomically(path, text);
+    } catch (const config::FileError& error) {
+        throw InputError(path, 0, 0, "--summary-json", std::string("not written: ") + error.what());
     }
-    std::error_code error;
-    std::filesystem::rename(temporary, path, error);
-    if (error) throw InputError(path, 0, 0, "--summary-json", "cannot write: " + error.message());
 }
 
 }  // namespace fhmoe::cluster

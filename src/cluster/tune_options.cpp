@@ -3,10 +3,13 @@
 #include <cxxopts.hpp>
 
 #include <charconv>
+#include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <string>
 
 #include "fhmoe/family/fhmoe_policy.hpp"
+#include "fhmoe/text_excerpt.hpp"
 #include "fhmoe/worker/fault_spec.hpp"
 
 namespace fhmoe::cluster {
@@ -38,7 +41,7 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "hardware threads for --backend cpu; 'sim' and 1 for --backend sim.\n"
         "Exit codes: 0 every shape decided, 1 some shape incomplete or all candidates failed,\n"
         "2 bad input (nothing written), 3 interrupted (resume with --resume), 4 not in this "
-        "build.");
+        "build, 5 a requested output (--evidence, --summary-json) could not be written.");
     const auto& m = defaults.measurement;
     options.add_options("files")("i,untune_file", "untuned shapes CSV (the shapes to tune)",
                                  cxxopts::value<std::string>())(
@@ -59,46 +62,50 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "candidate-sample",
         "measure a seeded sample of N candidates per shape (the default "
         "config always included) instead of the whole catalogue",
-        cxxopts::value<std::size_t>())("seed",
+        cxxopts::value<std::string>())("seed",
                                        "seed of the candidate sample and of every shape's data",
-                                       cxxopts::value<std::uint64_t>()->default_value("0"));
-    options.add_options("measurement")("warmup", "untimed runs before the timed ones",
-                                       cxxopts::value<int>()->default_value(text(m.warmup)))(
+                                       cxxopts::value<std::string>()->default_value("0"));
+    options.add_options("measurement")(
+        "warmup", "untimed runs before the timed ones",
+        cxxopts::value<std::string>()->default_value(text(m.warmup)))(
         "iters", "timed runs per candidate (and per race round)",
-        cxxopts::value<int>()->default_value(text(m.iters)))(
+        cxxopts::value<std::string>()->default_value(text(m.iters)))(
         "errRatio", "largest fraction of mismatching output elements that passes",
-        cxxopts::value<double>()->default_value(text(m.err_ratio)))(
+        cxxopts::value<std::string>()->default_value(text(m.err_ratio)))(
         "timeout", "seconds one candidate may take before its worker is killed",
-        cxxopts::value<double>()->default_value(text(m.timeout_s)))(
+        cxxopts::value<std::string>()->default_value(text(m.timeout_s)))(
         "rtol", "relative tolerance of the element-wise accuracy check",
-        cxxopts::value<double>()->default_value(text(m.rtol)))(
+        cxxopts::value<std::string>()->default_value(text(m.rtol)))(
         "atol", "absolute tolerance of the element-wise accuracy check",
-        cxxopts::value<double>()->default_value(text(m.atol)))(
+        cxxopts::value<std::string>()->default_value(text(m.atol)))(
         "max_cosine_distance", "largest cosine distance between output and reference that passes",
-        cxxopts::value<double>()->default_value(text(m.max_cosine_distance)))(
+        cxxopts::value<std::string>()->default_value(text(m.max_cosine_distance)))(
         "rotate_inputs",
         "time against rotating input copies so inputs come cold from memory "
         "(--rotate_inputs=false turns it off)",
-        cxxopts::value<bool>()->default_value(m.rotate_inputs ? "true" : "false"))(
-        "backend", "cpu | gpu | sim", cxxopts::value<std::string>()->default_value("cpu"))(
+        cxxopts::value<std::string>()
+            ->default_value(m.rotate_inputs ? "true" : "false")
+            ->implicit_value("true"))("backend", "cpu | gpu | sim",
+                                      cxxopts::value<std::string>()->default_value("cpu"))(
         "worker", "fhmoe_worker executable (default: next to fhmoe_tune_mpi)",
         cxxopts::value<std::string>())(
         "inject-fault", "faults for the workers (tests), e.g. crash@3,hang@7,genfail!@0",
         cxxopts::value<std::string>()->default_value(""));
     options.add_options("decision")(
         "min_improvement_pct", "a challenger must beat the incumbent by at least this percent",
-        cxxopts::value<double>()->default_value(text(defaults.promotion.min_improvement_pct)))(
+        cxxopts::value<std::string>()->default_value(text(defaults.promotion.min_improvement_pct)))(
         "finalists", "best candidates (relative to the incumbent) that reach the race",
-        cxxopts::value<int>()->default_value(text(defaults.finalist.finalists)))(
+        cxxopts::value<std::string>()->default_value(text(defaults.finalist.finalists)))(
         "rounds", "interleaved race rounds (>= 2)",
-        cxxopts::value<int>()->default_value(text(defaults.finalist.rounds)))(
+        cxxopts::value<std::string>()->default_value(text(defaults.finalist.rounds)))(
         "noise_floor_sigmas",
         "the race's noise floor is this many combined standard errors of the two means",
-        cxxopts::value<double>()->default_value(text(defaults.promotion.noise_floor_sigmas)));
-    options.add_options("run")("batch", "decided shapes between two writes of the tuned CSV",
-                               cxxopts::value<int>()->default_value(text(defaults.run.batch)))(
+        cxxopts::value<std::string>()->default_value(text(defaults.promotion.noise_floor_sigmas)));
+    options.add_options("run")(
+        "batch", "decided shapes between two writes of the tuned CSV",
+        cxxopts::value<std::string>()->default_value(text(defaults.run.batch)))(
         "chunk", "candidates per chunk (default: enough chunks to keep every rank busy)",
-        cxxopts::value<std::size_t>())(
+        cxxopts::value<std::string>())(
         "compare", "replay each decided shape end to end before (incumbent) and after (new row)")(
         "update_improved", "with --compare: write only the rows that improved by the gate's bar")(
         "run_config",
@@ -106,13 +113,101 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "shapes of -i as serving looks them up in -o",
         cxxopts::value<std::string>()->implicit_value(""))(
         "lock-timeout", "seconds to wait for the tuned CSV's lock",
-        cxxopts::value<double>()->default_value("120"))(
+        cxxopts::value<std::string>()->default_value("120"))(
         "stop-grace", "seconds an in-flight candidate may finish after SIGTERM/SIGINT",
-        cxxopts::value<double>()->default_value("5"))(
+        cxxopts::value<std::string>()->default_value("5"))(
         "status-interval", "seconds between progress lines when stderr is not a terminal",
-        cxxopts::value<double>()->default_value("30"))(
+        cxxopts::value<std::string>()->default_value("30"))(
         "v,verbose", "more logging; ranks other than 0 log too")("h,help", "print this help");
     return options;
+}
+
+// Every value is declared to cxxopts as text and converted here: cxxopts' own conversion
+// error names only the value ("Argument 'abc' failed to parse"), and the user must be told
+// which flag it was. The value is quoted as an excerpt: a flag value can be megabytes long.
+[[noreturn]] void bad_value(const std::string& flag, const std::string& text, const char* wanted) {
+    throw UsageError(flag + ": '" + excerpt(text) + "' is not " + wanted);
+}
+
+template <typename T>
+T integer_value(const std::string& flag, const std::string& text, const char* wanted) {
+    T value{};
+    const char* end = text.data() + text.size();
+    const auto [stop, error] = std::from_chars(text.data(), end, value);
+    if (text.empty() || error != std::errc() || stop != end) bad_value(flag, text, wanted);
+    return value;
+}
+
+class FlagValues {
+public:
+    explicit FlagValues(const cxxopts::ParseResult& result) : result_(result) {}
+
+    bool given(const std::string& name) const { return result_.count(name) != 0; }
+    std::string text(const std::string& name) const { return result_[name].as<std::string>(); }
+
+    int integer(const std::string& name) const {
+        return integer_value<int>("--" + name, text(name), "an integer");
+    }
+    // from_chars reads no sign for unsigned types, so "-1" is refused rather than wrapped.
+    std::uint64_t count(const std::string& name) const {
+        return integer_value<std::uint64_t>("--" + name, text(name), "a non-negative integer");
+    }
+    double number(const std::string& name) const {
+        const std::string value = text(name);
+        double parsed = 0.0;
+        const char* end = value.data() + value.size();
+        const auto [stop, error] = std::from_chars(value.data(), end, parsed);
+        if (value.empty() || error != std::errc() || stop != end || !std::isfinite(parsed)) {
+            bad_value("--" + name, value, "a finite number");
+        }
+        return parsed;
+    }
+    bool boolean(const std::string& name) const {
+        const std::string value = text(name);
+        if (value == "true" || value == "yes" || value == "1") return true;
+        if (value == "false" || value == "no" || value == "0") return false;
+        bad_value("--" + name, value, "true or false");
+    }
+
+private:
+    const cxxopts::ParseResult& result_;
+};
+
+// --run_config replays rows and exits: a flag that asks for something only a tuning run does
+// would be silently ignored, so it is refused, naming both.
+void refuse_with_run_config(const FlagValues& flags) {
+    for (const char* name :
+         {"compare", "update_improved", "all", "resume", "evidence", "summary-json"}) {
+        if (flags.given(name)) {
+            throw UsageError(std::string("--run_config and --") + name +
+                             " conflict: --run_config only replays tuned rows (it tunes, "
+                             "journals and archives nothing)");
+        }
+    }
+}
+
+// cxxopts matches every argument against std::regex, which recurses once per character: an
+// argument of a few hundred kilobytes overflows the stack. Nothing legitimate is this long
+// (a path is at most 4096 bytes), so a longer argument is refused before cxxopts sees it.
+constexpr std::size_t kMaxArgumentBytes = 16 * 1024;
+
+void refuse_overlong_arguments(const std::vector<std::string>& args) {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg.size() <= kMaxArgumentBytes) continue;
+        std::string flag = "argument " + std::to_string(i);
+        std::string_view value = arg;
+        const std::size_t equals = arg.find('=');
+        if (arg.starts_with("-") && equals != std::string::npos && equals <= kExcerptChars) {
+            flag = arg.substr(0, equals);
+            value.remove_prefix(equals + 1);
+        } else if (!arg.starts_with("-") && args[i - 1].starts_with("-") &&
+                   args[i - 1].size() <= kExcerptChars) {
+            flag = args[i - 1];
+        }
+        throw UsageError(flag + ": '" + excerpt(value) + "' is longer than " +
+                         std::to_string(kMaxArgumentBytes) + " bytes");
+    }
 }
 
 std::string require_path(const cxxopts::ParseResult& result, const char* name, const char* flag) {
@@ -137,6 +232,8 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
     ParsedCommandLine parsed;
     parsed.help_text = options.help();
 
+    refuse_overlong_arguments(args);
+
     // aiter's --run_config is argparse nargs='?': a following word that is not a flag is its
     // CSV. cxxopts only takes `--run_config=CSV` for an implicit value, so join the two.
     std::vector<std::string> joined;
@@ -158,12 +255,16 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         const auto result = options.parse(static_cast<int>(argv.size()), argv.data());
         if (result.count("help") != 0) return parsed;
         if (!result.unmatched().empty()) {
-            throw UsageError("unexpected argument '" + result.unmatched().front() + "'");
+            throw UsageError("unexpected argument '" + excerpt(result.unmatched().front()) + "'");
         }
-        o.retune_all = result.count("all") != 0;
-        o.compare = result.count("compare") != 0;
-        o.update_improved = result.count("update_improved") != 0;
-        if (result.count("run_config") != 0) o.run_config = result["run_config"].as<std::string>();
+        const FlagValues flags(result);
+        o.retune_all = flags.given("all");
+        o.compare = flags.given("compare");
+        o.update_improved = flags.given("update_improved");
+        if (flags.given("run_config")) {
+            o.run_config = flags.text("run_config");
+            refuse_with_run_config(flags);
+        }
         if (o.update_improved && !o.compare) {
             throw UsageError("--update_improved requires --compare (as in aiter)");
         }
@@ -172,27 +273,25 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
             o.untuned_path = require_path(result, "untune_file", "-i/--untune_file");
             o.tuned_path = require_path(result, "tune_file", "-o/--tune_file");
         } else {
-            if (result.count("untune_file") != 0)
-                o.untuned_path = result["untune_file"].as<std::string>();
-            if (result.count("tune_file") != 0)
-                o.tuned_path = result["tune_file"].as<std::string>();
+            if (flags.given("untune_file")) o.untuned_path = flags.text("untune_file");
+            if (flags.given("tune_file")) o.tuned_path = flags.text("tune_file");
         }
 
         auto& policy = o.policy;
         policy = defaults;
-        policy.measurement.warmup = result["warmup"].as<int>();
-        policy.measurement.iters = result["iters"].as<int>();
-        policy.measurement.err_ratio = result["errRatio"].as<double>();
-        policy.measurement.timeout_s = result["timeout"].as<double>();
-        policy.measurement.rtol = result["rtol"].as<double>();
-        policy.measurement.atol = result["atol"].as<double>();
-        policy.measurement.max_cosine_distance = result["max_cosine_distance"].as<double>();
-        policy.measurement.rotate_inputs = result["rotate_inputs"].as<bool>();
-        policy.promotion.noise_floor_sigmas = result["noise_floor_sigmas"].as<double>();
-        policy.run.batch = result["batch"].as<int>();
-        policy.promotion.min_improvement_pct = result["min_improvement_pct"].as<double>();
-        policy.finalist.finalists = result["finalists"].as<int>();
-        policy.finalist.rounds = result["rounds"].as<int>();
+        policy.measurement.warmup = flags.integer("warmup");
+        policy.measurement.iters = flags.integer("iters");
+        policy.measurement.err_ratio = flags.number("errRatio");
+        policy.measurement.timeout_s = flags.number("timeout");
+        policy.measurement.rtol = flags.number("rtol");
+        policy.measurement.atol = flags.number("atol");
+        policy.measurement.max_cosine_distance = flags.number("max_cosine_distance");
+        policy.measurement.rotate_inputs = flags.boolean("rotate_inputs");
+        policy.promotion.noise_floor_sigmas = flags.number("noise_floor_sigmas");
+        policy.run.batch = flags.integer("batch");
+        policy.promotion.min_improvement_pct = flags.number("min_improvement_pct");
+        policy.finalist.finalists = flags.integer("finalists");
+        policy.finalist.rounds = flags.integer("rounds");
         try {
             tuning::validate(policy);
         } catch (const tuning::PolicyError& error) {
@@ -200,43 +299,42 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
                              error.what());
         }
 
-        if (result.count("candidate-sample") != 0) {
-            o.candidate_sample = result["candidate-sample"].as<std::size_t>();
+        if (flags.given("candidate-sample")) {
+            o.candidate_sample = flags.count("candidate-sample");
             if (*o.candidate_sample == 0) throw UsageError("--candidate-sample must be >= 1");
         }
-        o.seed = result["seed"].as<std::uint64_t>();
-        o.backend = result["backend"].as<std::string>();
+        o.seed = flags.count("seed");
+        o.backend = flags.text("backend");
         if (o.backend != "cpu" && o.backend != "gpu" && o.backend != "sim") {
-            throw UsageError("--backend must be cpu, gpu or sim, not '" + o.backend + "'");
+            throw UsageError("--backend must be cpu, gpu or sim, not '" + excerpt(o.backend) + "'");
         }
-        o.resume = result.count("resume") != 0;
-        if (result.count("journal") != 0) o.journal_path = result["journal"].as<std::string>();
+        o.resume = flags.given("resume");
+        if (flags.given("journal")) o.journal_path = flags.text("journal");
         if (o.journal_path.empty() && !o.tuned_path.empty())
             o.journal_path = o.tuned_path + ".journal";
-        if (result.count("evidence") != 0) o.evidence_path = result["evidence"].as<std::string>();
-        if (result.count("summary-json") != 0)
-            o.summary_json_path = result["summary-json"].as<std::string>();
-        if (result.count("chunk") != 0) {
-            o.chunk_size = result["chunk"].as<std::size_t>();
+        if (flags.given("evidence")) o.evidence_path = flags.text("evidence");
+        if (flags.given("summary-json")) o.summary_json_path = flags.text("summary-json");
+        if (flags.given("chunk")) {
+            o.chunk_size = flags.count("chunk");
             if (*o.chunk_size == 0) throw UsageError("--chunk must be >= 1");
         }
-        o.inject_fault = result["inject-fault"].as<std::string>();
+        o.inject_fault = flags.text("inject-fault");
         try {
             (void)worker::FaultPlan::parse(o.inject_fault);
         } catch (const ParseError& error) {
             throw UsageError(std::string("--inject-fault: ") + error.what());
         }
-        o.verbose = result.count("verbose") != 0;
-        o.worker_path = result.count("worker") != 0 ? result["worker"].as<std::string>()
-                                                    : default_worker_path();
-        o.lock_timeout_s = result["lock-timeout"].as<double>();
-        o.stop_grace_s = result["stop-grace"].as<double>();
-        o.status_interval_s = result["status-interval"].as<double>();
+        o.verbose = flags.given("verbose");
+        o.worker_path = flags.given("worker") ? flags.text("worker") : default_worker_path();
+        o.lock_timeout_s = flags.number("lock-timeout");
+        o.stop_grace_s = flags.number("stop-grace");
+        o.status_interval_s = flags.number("status-interval");
         if (!(o.lock_timeout_s >= 0.0)) throw UsageError("--lock-timeout must be >= 0");
         if (!(o.stop_grace_s >= 0.0)) throw UsageError("--stop-grace must be >= 0");
         if (!(o.status_interval_s > 0.0)) throw UsageError("--status-interval must be > 0");
     } catch (const cxxopts::exceptions::exception& error) {
-        throw UsageError(error.what());
+        // cxxopts quotes the offending argument whole.
+        throw UsageError(excerpt(error.what(), 4 * kExcerptChars));
     }
     parsed.options = std::move(o);
     return parsed;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <exception>
 #include <optional>
 #include <set>
 
@@ -12,6 +13,7 @@
 #include "fhmoe/cluster/mpi_environment.hpp"
 #include "fhmoe/cluster/replay.hpp"
 #include "fhmoe/cluster/run_evidence_builder.hpp"
+#include "fhmoe/cluster/run_paths.hpp"
 #include "fhmoe/cluster/run_plan.hpp"
 #include "fhmoe/cluster/run_session.hpp"
 #include "fhmoe/cluster/run_summary.hpp"
@@ -142,16 +144,28 @@ ExitCode exit_code_of(RunEnd end, const std::vector<ShapeOutcome>& outcomes) {
 
 // The archive is the fold of the journal as synced so far (run_evidence_builder.hpp): the
 // same code `fhmoe_evidence rebuild` runs on a journal a crash left behind, so the archive
-// written here and a rebuild from the journal cannot differ.
-void write_evidence(const TuneOptions& options) {
-    if (options.evidence_path.empty()) return;
+// written here and a rebuild from the journal cannot differ. False when it was asked for and
+// could not be written (a full disk): a checkpoint tries again at the next one, the end of the
+// run reports it in the exit code.
+bool write_evidence(const TuneOptions& options) {
+    if (options.evidence_path.empty()) return true;
     try {
         evidence::write_archive(options.evidence_path,
                                 build_run_evidence(evidence::read_journal(options.journal_path)));
+        return true;
     } catch (const Error& error) {
-        // The journal holds everything the archive would; the tuned CSV is the product.
+        // Measuring goes on: the journal holds everything the archive would, and
+        // `fhmoe_evidence rebuild` makes the archive from it.
         spdlog::error("evidence archive not written: {}", error.what());
+        return false;
     }
+}
+
+// A run whose requested outputs were not all written did not succeed, whatever it decided;
+// an interrupted run keeps its own code: --resume writes the outputs again.
+ExitCode with_unwritten_outputs(ExitCode code, bool outputs_written) {
+    if (outputs_written || code == ExitCode::interrupted) return code;
+    return ExitCode::output_not_written;
 }
 
 // Rank 0's live account of the run for --summary-json: race timings counted from the races
@@ -211,7 +225,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     context.world_size = world_size;
     context.local_host = host;
     context.local_binding = binding.reason;
-    context.on_checkpoint = [&] { write_evidence(options); };
+    context.on_checkpoint = [&] { (void)write_evidence(options); };
     Coordinator coordinator(context);
 
     coordinator.prepare(start.prior);
@@ -240,6 +254,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
                                        start.other_device, tuned_after, device);
     std::printf("%s", format_summary(summary).c_str());
     std::fflush(stdout);
+    bool outputs_written = true;
     if (!options.summary_json_path.empty()) {
         try {
             write_summary_json(
@@ -250,8 +265,11 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
             // Like the archive: the other ranks still wait to be released, and the tuned CSV
             // is already written.
             spdlog::error("summary JSON not written: {}", error.what());
+            outputs_written = false;
         }
     }
+    // Before the members and the journal are told the code, so the archive records it too.
+    code = with_unwritten_outputs(code, outputs_written);
     if (end == RunEnd::interrupted) {
         spdlog::warn(
             "interrupted: decided shapes are published; run again with --resume to "
@@ -263,9 +281,29 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     coordinator.release_members(to_int(code));
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
-    write_evidence(options);
+    const bool archive_written = write_evidence(options);
     local.shutdown();
-    return code;
+    return with_unwritten_outputs(code, archive_written);
+}
+
+// Before any worker starts (the gpu binding below starts one): a bad path found at the first
+// write would throw the measurements away. Each rank checks what it uses, and all ranks stop
+// together, so that no rank is left waiting for one that has already left.
+std::optional<ExitCode> refuse_bad_paths(const TuneOptions& options, int rank) {
+    std::exception_ptr refused;
+    try {
+        if (rank == 0) {
+            check_run_paths(options);
+        } else {
+            check_worker_path(options);
+        }
+    } catch (const InputError&) {
+        refused = std::current_exception();
+    }
+    if (!any_rank(refused != nullptr)) return std::nullopt;
+    if (refused) std::rethrow_exception(refused);
+    if (rank == 0) spdlog::error("another rank refused its --worker; nothing was run");
+    return ExitCode::bad_input;
 }
 
 }  // namespace
@@ -278,6 +316,7 @@ ExitCode run_tune(const TuneOptions& options) {
     }
     const int rank = world_rank();
     const int size = world_size();
+    if (const auto code = refuse_bad_paths(options, rank)) return *code;
     TerminationSignals signals;
     const DeviceBinding binding = bind_rank_device(options, rank);
     const std::string host = processor_name();

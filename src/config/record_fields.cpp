@@ -4,6 +4,8 @@
 #include <cmath>
 #include <limits>
 
+#include "fhmoe/text_excerpt.hpp"
+
 namespace fhmoe::config::detail {
 namespace {
 
@@ -14,7 +16,8 @@ bool contains(std::span<const std::string_view> names, std::string_view name) {
     return false;
 }
 
-std::string quoted(const std::string& text) { return "'" + text + "'"; }
+// A field can be megabytes long; the message names it without burying itself in it.
+std::string quoted(const std::string& text) { return "'" + excerpt(text) + "'"; }
 
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include "fhmoe/config/csv_reader.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/error.hpp"
+#include "fhmoe/family/shape_limits.hpp"
 
 namespace fhmoe::config {
 namespace {
@@ -24,6 +25,13 @@ UntunedTable parse_untuned_csv(std::string path, std::string_view text) {
     detail::check_columns(csv, kUntunedShapeColumns, kUntunedDeviceColumns);
     const bool has_gfx = detail::has_column_pair(csv, "gfx", "cu_num");
 
+    // A header and nothing else is a truncated or wrongly generated file, not a request to
+    // tune nothing: a run on it would rewrite the archive of the last real run with an empty one.
+    if (csv.records.empty()) {
+        throw InputError(csv.path, csv.header_line, 1, "(rows)",
+                         "no shapes to tune: the file has a header but no rows");
+    }
+
     UntunedTable table;
     table.path = csv.path;
     std::map<LookupKey, std::size_t> exact_line;    // raw token
@@ -34,6 +42,11 @@ UntunedTable parse_untuned_csv(std::string path, std::string_view text) {
         if (has_gfx) shape.device = fields.device_key();
         shape.shape = fields.shape_key();
         shape.line = record.line;
+        // Found here, a shape the kernels cannot run costs nothing; found at data generation,
+        // it costs the whole run's measurements before it.
+        if (auto violation = family::shape_limit_violation(shape.shape)) {
+            fields.fail(violation->field, violation->reason);
+        }
 
         const family::DeviceKey device = device_or_unset(shape);
         const auto [exact, inserted] =

@@ -1,10 +1,4 @@
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <cerrno>
-#include <cstring>
 #include <deque>
-#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -12,6 +6,7 @@
 #include "evidence/archive_seal.hpp"
 #include "evidence/hdf5_attribute.hpp"
 #include "evidence/hdf5_table.hpp"
+#include "fhmoe/config/atomic_file.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/hdf5_library.hpp"
@@ -186,11 +181,23 @@ std::vector<RankRow> rank_rows(const Provenance& provenance) {
     return rows;
 }
 
-void write_hdf5(const std::string& path, const RunEvidence& evidence) {
+// The core driver grows its buffer by this much at a time.
+constexpr std::size_t kImageIncrement = std::size_t{4} << 20;
+
+// HDF5 builds the archive in memory (the core driver, no backing store), so no disk error
+// ever reaches it: when a write to a full disk failed inside HDF5, the library was left with
+// a file it could neither flush nor close, and its shutdown at exit crashed (SIGSEGV in
+// H5F__close_cb). The bytes go to disk in write_archive, where every failure is an error.
+//
+// The image is made without a userblock (with one, the image HDF5 1.10 returned had no
+// superblock where readers look for it); the seal's bytes are put in front of it, and HDF5
+// and h5py find the superblock at kSealBytes, as they do in a file given a userblock by h5jam.
+std::string archive_image(const std::string& name, const RunEvidence& evidence) {
     h5::silence_automatic_error_printing();
-    h5::PropertyList create(H5Pcreate(H5P_FILE_CREATE), "create a file property list");
-    h5::check(H5Pset_userblock(create.get(), kSealBytes), "reserve the seal's userblock");
-    h5::File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, create.get(), H5P_DEFAULT),
+    h5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS), "create a file access property list");
+    h5::check(H5Pset_fapl_core(access.get(), kImageIncrement, /*backing_store=*/0),
+              "build the file in memory");
+    h5::File file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
                   "create the file");
     const ArchiveSchema schema;
     TextArena arena;
@@ -203,36 +210,31 @@ void write_hdf5(const std::string& path, const RunEvidence& evidence) {
     h5::write_table(file.get(), kRaceTable, schema.race(), race_rows(evidence));
     h5::write_table(file.get(), kDecisionsTable, schema.decisions(),
                     decision_rows(evidence, arena));
+    h5::check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flush the file");
+    const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
+    if (size < 0) h5::throw_hdf5_error("measure the file image");
+    std::string image(kSealBytes + static_cast<std::size_t>(size), '\0');
+    if (H5Fget_file_image(file.get(), image.data() + kSealBytes, image.size() - kSealBytes) !=
+        size) {
+        h5::throw_hdf5_error("copy the file image");
+    }
     file.close("close the file");
-}
-
-// The rename is only durable once the directory entry is on disk too.
-void flush_directory_of(const std::string& path) {
-    std::filesystem::path directory = std::filesystem::path(path).parent_path();
-    if (directory.empty()) directory = ".";
-    const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY);
-    if (fd < 0) return;
-    ::fsync(fd);
-    ::close(fd);
+    return image;
 }
 
 }  // namespace
 
 void write_archive(const std::string& path, const RunEvidence& evidence) {
     check_consistent(evidence);
-    const std::string temporary = path + ".tmp." + std::to_string(::getpid());
     try {
-        write_hdf5(temporary, evidence);
-        seal_archive_file(temporary);
-        std::error_code error;
-        std::filesystem::rename(temporary, path, error);
-        if (error) throw Error("cannot rename it into place: " + error.message());
+        std::string image = archive_image(path, evidence);
+        seal_archive_image(image);
+        // A temporary file beside `path`, synced, renamed over it: on a full disk the write
+        // fails, the temporary file is removed, and the previous archive stays as it was.
+        config::write_file_atomically(path, image);
     } catch (const Error& error) {
-        std::error_code ignored;
-        std::filesystem::remove(temporary, ignored);
         throw Error("writing evidence archive '" + path + "': " + error.what());
     }
-    flush_directory_of(path);
 }
 
 }  // namespace fhmoe::evidence

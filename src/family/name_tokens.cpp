@@ -4,6 +4,7 @@
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/name_grammar.hpp"
+#include "fhmoe/text_excerpt.hpp"
 
 namespace fhmoe::family::detail {
 namespace {
@@ -33,12 +34,12 @@ std::vector<std::string_view> split_name(std::string_view name) {
 }
 
 void throw_name_error(std::string_view name, std::string_view token, const std::string& reason) {
-    throw ParseError("kernel name '" + std::string(name) + "': token '" + std::string(token) +
+    throw ParseError("kernel name '" + excerpt(name) + "': token '" + excerpt(token) +
                      "': " + reason);
 }
 
 void throw_name_error(std::string_view name, const std::string& reason) {
-    throw ParseError("kernel name '" + std::string(name) + "': " + reason);
+    throw ParseError("kernel name '" + excerpt(name) + "': " + reason);
 }
 
 std::optional<std::string_view> numeric_suffix(std::string_view token, std::string_view prefix) {
@@ -52,16 +53,16 @@ int parse_number(std::string_view digits, int minimum, int maximum, std::string_
                  std::string_view name, std::string_view token) {
     const std::string label(what);
     if (!all_digits(digits)) {
-        throw_name_error(name, token, label + " '" + std::string(digits) + "' is not a number");
+        throw_name_error(name, token, label + " '" + excerpt(digits) + "' is not a number");
     }
     if (digits.size() > 1 && digits.front() == '0') {
-        throw_name_error(name, token, label + " '" + std::string(digits) + "' has a leading zero");
+        throw_name_error(name, token, label + " '" + excerpt(digits) + "' has a leading zero");
     }
     long long value = 0;
     const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), value);
     if (error != std::errc{} || end != digits.data() + digits.size() || value > maximum) {
         throw_name_error(name, token,
-                         label + " " + std::string(digits) + " exceeds " + std::to_string(maximum));
+                         label + " " + excerpt(digits) + " exceeds " + std::to_string(maximum));
     }
     if (value == 0) throw_name_error(name, token, label + " is zero");
     if (value < minimum) {

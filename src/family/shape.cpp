@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "fhmoe/error.hpp"
+#include "fhmoe/text_excerpt.hpp"
 
 namespace fhmoe::family {
 namespace {
@@ -20,8 +21,8 @@ Enum parse_enum(std::string_view text, const std::array<Enum, N>& values, const 
         if (!valid.empty()) valid += ", ";
         valid += to_aiter_string(value);
     }
-    throw ParseError("unknown " + std::string(what) + " '" + std::string(text) +
-                     "' (valid: " + valid + ")");
+    throw ParseError("unknown " + std::string(what) + " '" + excerpt(text) + "' (valid: " + valid +
+                     ")");
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "fhmoe/error.hpp"
+#include "fhmoe/text_excerpt.hpp"
 
 namespace fhmoe::worker {
 namespace {
@@ -17,7 +18,7 @@ constexpr std::string_view grammar =
     "oom_preflight genfail";
 
 [[noreturn]] void bad_entry(std::string_view entry, const std::string& why) {
-    throw ParseError("--inject-fault entry '" + std::string(entry) + "': " + why +
+    throw ParseError("--inject-fault entry '" + excerpt(entry) + "': " + why +
                      " (grammar: " + std::string(grammar) + ")");
 }
 
@@ -37,7 +38,7 @@ FaultEntry parse_entry(std::string_view entry) {
             known = true;
         }
     }
-    if (!known) bad_entry(entry, "unknown fault kind '" + std::string(kind_text) + "'");
+    if (!known) bad_entry(entry, "unknown fault kind '" + excerpt(kind_text) + "'");
 
     std::string_view target = entry.substr(at + 1);
     const std::size_t colon = target.rfind(':');

@@ -121,6 +121,81 @@ TEST(TuneOptions, InconsistentOrBadFlagsAreUsageErrors) {
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--no-such-flag"}), UsageError);
 }
 
+std::string usage_error(std::vector<std::string> args) {
+    try {
+        parse(std::move(args));
+    } catch (const UsageError& error) {
+        return error.what();
+    }
+    return "(accepted)";
+}
+
+// --run_config replays and exits: a flag only a tuning run acts on is refused, naming both.
+TEST(TuneOptions, FlagsThatRunConfigWouldIgnoreConflictWithIt) {
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--compare", "--run_config"}),
+              "--run_config and --compare conflict: --run_config only replays tuned rows (it "
+              "tunes, journals and archives nothing)");
+    EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--run_config", "--compare", "--update_improved"})
+                  .find("--run_config and --compare conflict"),
+              std::string::npos);
+    for (const char* flag : {"--all", "--resume"}) {
+        EXPECT_NE(usage_error({"--run_config", "rows.csv", flag})
+                      .find(std::string("--run_config and ") + flag + " conflict"),
+                  std::string::npos)
+            << flag;
+    }
+    EXPECT_NE(usage_error({"--run_config", "rows.csv", "--evidence", "e.h5"})
+                  .find("--run_config and --evidence conflict"),
+              std::string::npos);
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--run_config", "--iters", "5"}), "(accepted)");
+}
+
+// A value that does not parse names its flag (cxxopts' own message names only the value).
+TEST(TuneOptions, AValueThatDoesNotParseNamesItsFlag) {
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--iters", "abc"}),
+              "--iters: 'abc' is not an integer");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--timeout", "inf"}),
+              "--timeout: 'inf' is not a finite number");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--seed=-1"}),
+              "--seed: '-1' is not a non-negative integer");
+    EXPECT_NE(usage_error({"-i", "a", "-o", "b", "--seed", "-1"}).find("seed"), std::string::npos);
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--candidate-sample", "8x"}),
+              "--candidate-sample: '8x' is not a non-negative integer");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--rotate_inputs=maybe"}),
+              "--rotate_inputs: 'maybe' is not true or false");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--lock-timeout", "nan"}),
+              "--lock-timeout: 'nan' is not a finite number");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--warmup", "99999999999"}),
+              "--warmup: '99999999999' is not an integer");
+    EXPECT_TRUE(parse({"-i", "a", "-o", "b", "--rotate_inputs"}).policy.measurement.rotate_inputs);
+}
+
+// A 2 MB value is named by an excerpt and its length, never echoed whole.
+TEST(TuneOptions, AHugeValueIsQuotedAsAnExcerpt) {
+    const std::string huge(2 * 1024 * 1024, 'x');
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-i", "a", "-o", "b", "--iters", huge},
+          std::vector<std::string>{"-i", "a", "-o", "b", "--backend", huge},
+          std::vector<std::string>{"-i", "a", "-o", "b", "--inject-fault", huge},
+          std::vector<std::string>{"-i", "a", "-o", "b", "--" + huge},
+          std::vector<std::string>{"-i", "a", "-o", "b", huge}}) {
+        const std::string message = usage_error(args);
+        EXPECT_LT(message.size(), 1024U) << message.substr(0, 300);
+        EXPECT_NE(message.find(" bytes)' is longer than 16384 bytes"), std::string::npos)
+            << message.substr(0, 300);
+    }
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--backend", huge}).substr(0, 14),
+              "--backend: 'xx");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--inject-fault=" + huge}).substr(0, 18),
+              "--inject-fault: 'x");
+    // Up to the limit a value reaches its own check, which quotes it as an excerpt.
+    const std::string long_value(16 * 1024, 'y');
+    const std::string message = usage_error({"-i", "a", "-o", "b", "--backend", long_value});
+    EXPECT_NE(message.find("--backend must be cpu, gpu or sim, not 'yyy"), std::string::npos)
+        << message.substr(0, 300);
+    EXPECT_NE(message.find("... (16384 bytes)'"), std::string::npos) << message.substr(0, 300);
+}
+
 TEST(TuneOptions, HelpDocumentsEveryFlag) {
     const auto parsed = parse_tune_command_line({"fhmoe_tune_mpi", "--help"});
     EXPECT_FALSE(parsed.options.has_value());

@@ -108,5 +108,36 @@ TEST(UntunedCsv, RejectsMalformedFiles) {
               "u.csv:2:8: field 'cu_num': must be positive (got -1)");
 }
 
+// What the kernels could never run is refused while reading, naming line and field, so no
+// worker measures the rest of the run before data generation finds it.
+TEST(UntunedCsv, RefusesShapesOutsideTheKernelsBounds) {
+    const std::string header = kHeader;
+    EXPECT_EQ(error_of(header + "\n" + row(1) + "\n1000000000000" + kKeyTail + "\n"),
+              "u.csv:3:1: field 'token': 1000000000000 is above 16777215, the largest the kernels "
+              "run (a sorted row packs it in 24 bits)");
+    EXPECT_EQ(error_of(header + "\n" + row(16777215) + "\n"), "(no error)");
+    EXPECT_EQ(
+        error_of(header + "\n4,7168,384,385,300,384" + std::string(kKeyTail).substr(19) + "\n"),
+        "u.csv:2:16: field 'topk': 300 is above 256, the largest the kernels run (a sorted "
+        "row packs the slot in 8 bits)");
+}
+
+TEST(UntunedCsv, AHeaderWithoutRowsIsAnError) {
+    EXPECT_EQ(error_of(std::string(kHeader) + "\n"),
+              "u.csv:1:1: field '(rows)': no shapes to tune: the file has a header but no rows");
+    EXPECT_EQ(error_of("\n" + std::string(kHeader) + "\n\n  \n"),
+              "u.csv:2:1: field '(rows)': no shapes to tune: the file has a header but no rows");
+}
+
+// A value of megabytes is named, not echoed: the message stays a line a person can read.
+TEST(UntunedCsv, AHugeFieldIsQuotedAsAnExcerptWithItsLength) {
+    const std::string huge(2 * 1024 * 1024, '7');
+    const std::string message =
+        error_of(std::string(kHeader) + "\n4" + std::string(kKeyTail).replace(1, 4, huge) + "\n");
+    EXPECT_LT(message.size(), 400U) << message.substr(0, 400);
+    EXPECT_NE(message.find("u.csv:2:3: field 'model_dim': '777"), std::string::npos) << message;
+    EXPECT_NE(message.find("... (2097152 bytes)' is out of range"), std::string::npos) << message;
+}
+
 }  // namespace
 }  // namespace fhmoe::config

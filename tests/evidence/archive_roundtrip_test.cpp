@@ -111,7 +111,9 @@ TEST(Archive, AWriteIntoAMissingDirectoryNamesThePath) {
         FAIL() << "expected fhmoe::Error";
     } catch (const Error& error) {
         EXPECT_NE(std::string(error.what()).find(path), std::string::npos) << error.what();
-        EXPECT_NE(std::string(error.what()).find("HDF5"), std::string::npos) << error.what();
+        // HDF5 builds the archive in memory; the tuner's own write names the system's reason.
+        EXPECT_NE(std::string(error.what()).find("No such file or directory"), std::string::npos)
+            << error.what();
     }
 }
 

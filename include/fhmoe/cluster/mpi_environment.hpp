@@ -15,4 +15,8 @@ std::string processor_name();
 // OMPI_COMM_WORLD_LOCAL_RANK), or from a shared-memory split of MPI_COMM_WORLD.
 int local_rank();
 
+// Collective over MPI_COMM_WORLD: true on every rank when `mine` is true on any rank. For
+// checks every rank makes before the run starts, so that all ranks stop together.
+bool any_rank(bool mine);
+
 }  // namespace fhmoe::cluster

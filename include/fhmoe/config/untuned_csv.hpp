@@ -9,6 +9,8 @@
 //
 // Validation is that of the tuned CSV's key columns (see tuned_csv.hpp), except that the
 // token may be any positive count: it is the M the op runs with, padded only for lookup.
+// Every row must also be inside the kernels' bounds (family/shape_limits.hpp), and a file
+// with a header but no rows is an error: both are found before any measurement.
 //
 // Duplicates:
 //  - the same row twice (same device columns and same raw key) is an InputError naming
