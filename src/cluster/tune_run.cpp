@@ -7,6 +7,7 @@
 
 #include "fhmoe/cluster/coordinator.hpp"
 #include "fhmoe/cluster/device_binding.hpp"
+#include "fhmoe/cluster/fatal_error.hpp"
 #include "fhmoe/cluster/member_loop.hpp"
 #include "fhmoe/cluster/member_release.hpp"
 #include "fhmoe/cluster/mpi_environment.hpp"
@@ -22,6 +23,7 @@
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/evidence/archive_leftovers.hpp"
 #include "fhmoe/version.hpp"
 #include "fhmoe/wall_clock.hpp"
 
@@ -63,6 +65,13 @@ DeviceBinding bind_rank_device(const TuneOptions& options, int rank) {
                                 binding.reason + ")");
     }
     return binding;
+}
+
+void log_binding(const TuneOptions& options, int rank, const std::string& host,
+                 const DeviceBinding& binding) {
+    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank,
+                 world_size(), host, options.backend, binding.reason, binding.visible_from,
+                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
 }
 
 // The gfx/cu_num the run's rows carry: for gpu, what the worker reports for rank 0's device.
@@ -174,23 +183,27 @@ RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKe
     return facts;
 }
 
-ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
-                   const std::string& host, const DeviceBinding& binding, int world_size) {
+// Rank 0's run once the other ranks are waiting for it. `members_released` is set once they
+// were told to leave, so that an error after that point does not tell them twice.
+ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
+                        TerminationSignals& signals, const std::string& host,
+                        const DeviceBinding& binding, int world_size, bool& members_released) {
     const std::int64_t started_unix = unix_seconds_now();
-    family::DeviceKey device;
-    RunStart start;
-    try {
-        device = tuning_device_of_run(options, binding);
-        if (options.run_config) {
-            const ExitCode code = run_config_replay(
-                options, device, supervisor_config(options, 0, binding, false), signals);
-            release_member_ranks(channel, world_size, to_int(code), {});
-            return code;
+    const family::DeviceKey device = tuning_device_of_run(options, binding);
+    if (options.run_config) {
+        const ExitCode code = run_config_replay(
+            options, device, supervisor_config(options, 0, binding, false), signals);
+        members_released = true;
+        if (!release_member_ranks(channel, world_size, to_int(code), {}))
+            abort_every_rank(code, "some rank did not acknowledge the stop");
+        return code;
+    }
+    RunStart start = options.resume ? resume_run(options, device) : start_new_run(options, device);
+    if (!options.evidence_path.empty()) {
+        for (const auto& leftover :
+             evidence::remove_dead_writers_temporaries(options.evidence_path)) {
+            spdlog::info("removed {}: an archive write a killed run left unfinished", leftover);
         }
-        start = options.resume ? resume_run(options, device) : start_new_run(options, device);
-    } catch (const Error&) {
-        release_member_ranks(channel, world_size, to_int(ExitCode::bad_input), {});
-        throw;
     }
 
     // The session's provenance goes to the journal before any result, so that a rebuild of
@@ -217,6 +230,8 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     coordinator.prepare(start.prior);
     RunEnd end = coordinator.run();
     ExitCode code = exit_code_of(end, coordinator.outcomes());
+    if (const auto failed = coordinator.rank_failure_exit_code())
+        code = static_cast<ExitCode>(*failed);
     // Complete, decided shapes are published even when the run was interrupted.
     coordinator.checkpoint();
     if (coordinator.rows_unpublished()) {
@@ -260,12 +275,50 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     }
     // Results that arrive while the members are released are journaled: the archive,
     // written after them, holds them too.
-    coordinator.release_members(to_int(code));
+    members_released = true;
+    if (!coordinator.release_members(to_int(code)))
+        abort_every_rank(code, "some rank did not acknowledge the stop");
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
     write_evidence(options);
     local.shutdown();
     return code;
+}
+
+ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
+                   const std::string& host, const DeviceBinding& binding, int world_size) {
+    bool members_released = false;
+    try {
+        return coordinate_run(options, channel, signals, host, binding, world_size,
+                              members_released);
+    } catch (const std::exception& error) {
+        // The other ranks wait for rank 0's word: without it they would wait forever.
+        if (!members_released)
+            stop_members_after_failure(channel, world_size, exit_code_for(error));
+        throw;
+    }
+}
+
+ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
+                         TerminationSignals& signals, int rank) {
+    try {
+        const DeviceBinding binding = bind_rank_device(options, rank);
+        const std::string host = processor_name();
+        log_binding(options, rank, host, binding);
+        supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
+        MemberContext context;
+        context.rank = rank;
+        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
+        context.supervisor = &supervisor;
+        context.signals = &signals;
+        context.channel = &channel;
+        return static_cast<ExitCode>(run_member(context));
+    } catch (const std::exception& error) {
+        // Rank 0 may be waiting for this rank's results: it must hear that none will come.
+        report_failure_to_rank0(channel, rank, exit_code_for(error), error.what(),
+                                options.stop_grace_s);
+        throw;
+    }
 }
 
 }  // namespace
@@ -279,22 +332,17 @@ ExitCode run_tune(const TuneOptions& options) {
     const int rank = world_rank();
     const int size = world_size();
     TerminationSignals signals;
-    const DeviceBinding binding = bind_rank_device(options, rank);
-    const std::string host = processor_name();
-    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank, size,
-                 host, options.backend, binding.reason, binding.visible_from,
-                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
     MpiChannel channel;
-    if (rank != 0) {
-        supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
-        MemberContext context;
-        context.rank = rank;
-        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
-        context.supervisor = &supervisor;
-        context.signals = &signals;
-        context.channel = &channel;
-        return static_cast<ExitCode>(run_member(context));
+    if (rank != 0) return run_member_rank(options, channel, signals, rank);
+    DeviceBinding binding;
+    try {
+        binding = bind_rank_device(options, 0);
+    } catch (const std::exception& error) {
+        stop_members_after_failure(channel, size, exit_code_for(error));
+        throw;
     }
+    const std::string host = processor_name();
+    log_binding(options, 0, host, binding);
     return run_rank0(options, channel, signals, host, binding, size);
 }
 
