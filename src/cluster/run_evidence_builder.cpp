@@ -1,6 +1,7 @@
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -189,6 +190,16 @@ evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journa
         std::visit([&](const auto& typed) { fold.add(typed); }, record);
     }
     return fold.take();
+}
+
+evidence::RunEvidence build_run_evidence_from_journal(const std::string& path) {
+    std::optional<JournalFold> fold;
+    evidence::for_each_journal_record(
+        path, [&](evidence::RunHeader&& header) { fold.emplace(header); },
+        [&](evidence::JournalRecord&& record) {
+            std::visit([&](const auto& typed) { fold->add(typed); }, record);
+        });
+    return fold->take();
 }
 
 }  // namespace fhmoe::cluster

@@ -11,6 +11,7 @@
 #include "fhmoe/cluster/member_loop.hpp"
 #include "fhmoe/cluster/member_release.hpp"
 #include "fhmoe/cluster/mpi_environment.hpp"
+#include "fhmoe/cluster/peak_memory.hpp"
 #include "fhmoe/cluster/replay.hpp"
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 #include "fhmoe/cluster/run_plan.hpp"
@@ -156,7 +157,7 @@ void write_evidence(const TuneOptions& options) {
     if (options.evidence_path.empty()) return;
     try {
         evidence::write_archive(options.evidence_path,
-                                build_run_evidence(evidence::read_journal(options.journal_path)));
+                                build_run_evidence_from_journal(options.journal_path));
     } catch (const Error& error) {
         // The journal holds everything the archive would; the tuned CSV is the product.
         spdlog::error("evidence archive not written: {}", error.what());
@@ -225,21 +226,25 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     context.local_host = host;
     context.local_binding = binding.reason;
     context.on_checkpoint = [&] { write_evidence(options); };
-    Coordinator coordinator(context);
+    // Optional so that its per-shape state is gone before the final archive is folded from
+    // the journal: the two would otherwise peak together (issue #12, item 9).
+    std::optional<Coordinator> coordinator;
+    coordinator.emplace(context);
 
-    coordinator.prepare(start.prior);
-    RunEnd end = coordinator.run();
-    ExitCode code = exit_code_of(end, coordinator.outcomes());
-    if (const auto failed = coordinator.rank_failure_exit_code())
+    coordinator->prepare(start.prior);
+    std::vector<evidence::JournalRecord>().swap(start.prior);  // folded: no longer needed
+    RunEnd end = coordinator->run();
+    ExitCode code = exit_code_of(end, coordinator->outcomes());
+    if (const auto failed = coordinator->rank_failure_exit_code())
         code = static_cast<ExitCode>(*failed);
     // Complete, decided shapes are published even when the run was interrupted.
-    coordinator.checkpoint();
-    if (coordinator.rows_unpublished()) {
+    coordinator->checkpoint();
+    if (coordinator->rows_unpublished()) {
         end = RunEnd::interrupted;
         code = ExitCode::interrupted;
     }
     if (options.compare && end == RunEnd::finished) {
-        compare_and_update(options, device, coordinator.final_decisions(),
+        compare_and_update(options, device, coordinator->final_decisions(),
                            supervisor_config(options, 0, binding, false), signals);
         if (signals.requested()) {
             // The replays after the signal never ran, so their shapes were not judged and
@@ -251,7 +256,7 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     }
 
     const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);
-    const auto summary = summarize_run(coordinator.outcomes(), start.already_tuned,
+    const auto summary = summarize_run(coordinator->outcomes(), start.already_tuned,
                                        start.other_device, tuned_after, device);
     std::printf("%s", format_summary(summary).c_str());
     std::fflush(stdout);
@@ -259,8 +264,8 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
         try {
             write_summary_json(
                 options.summary_json_path,
-                format_summary_json(summary,
-                                    summary_facts(options, device, coordinator, code, world_size)));
+                format_summary_json(
+                    summary, summary_facts(options, device, *coordinator, code, world_size)));
         } catch (const Error& error) {
             // Like the archive: the other ranks still wait to be released, and the tuned CSV
             // is already written.
@@ -276,12 +281,17 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     // Results that arrive while the members are released are journaled: the archive,
     // written after them, holds them too.
     members_released = true;
-    if (!coordinator.release_members(to_int(code)))
+    if (!coordinator->release_members(to_int(code)))
         abort_every_rank(code, "some rank did not acknowledge the stop");
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
+    coordinator.reset();
+    start.header = evidence::RunHeader{};  // the plan: the fold reads it from the journal
     write_evidence(options);
     local.shutdown();
+    if (const auto peak = peak_resident_kib()) {
+        spdlog::info("rank 0 peak resident memory (VmHWM): {} MiB", *peak / 1024);
+    }
     return code;
 }
 
