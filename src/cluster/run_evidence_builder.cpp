@@ -153,9 +153,11 @@ public:
     void add(const evidence::ShapeLoadFailedRecord&) {}
     void add(const evidence::RunHeader&) { throw Error("journal: a second run header"); }
 
+    // Call once: each shape's merged state is moved out and freed as soon as its rows are
+    // made, so the fold and the rows never both hold the whole night.
     evidence::RunEvidence take() {
         for (std::size_t i = 0; i < shapes_.size(); ++i) {
-            const ShapeProgress& shape = shapes_[i];
+            const ShapeProgress shape = std::move(shapes_[i]);
             const auto shape_id = static_cast<std::uint32_t>(i);
             run_.shapes.push_back(evidence::ShapeRecord{
                 device_, shape.planned().shape, shape.key(),
