@@ -97,6 +97,9 @@ void Coordinator::prepare(const std::vector<evidence::JournalRecord>& prior) {
             },
             record);
     }
+    for (auto& shape : shapes_) {
+        if (shape.decision) shape.release_candidate_state();
+    }
     plan_missing_work();
 }
 
@@ -203,6 +206,7 @@ void Coordinator::record_decision(ShapeProgress& shape, evidence::ShapeDecision 
                 decision.margin_pct ? fmt::format("{:.2f}%", *decision.margin_pct) : "-",
                 decision.bar_pct, decision.noise_floor_pct, decision.reason);
     shape.decision = std::move(decision);
+    shape.release_candidate_state();
     if (is_final(*shape.decision) &&
         ++decided_since_checkpoint_ >= static_cast<std::size_t>(c_.options->policy.run.batch)) {
         checkpoint();
