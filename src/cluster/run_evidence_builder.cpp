@@ -195,9 +195,14 @@ evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journa
 }
 
 evidence::RunEvidence build_run_evidence_from_journal(const std::string& path) {
+    evidence::RunHeader header;  // the fold's shapes point into it: it outlives the fold
     std::optional<JournalFold> fold;
     evidence::for_each_journal_record(
-        path, [&](evidence::RunHeader&& header) { fold.emplace(header); },
+        path,
+        [&](evidence::RunHeader&& read) {
+            header = std::move(read);
+            fold.emplace(header);
+        },
         [&](evidence::JournalRecord&& record) {
             std::visit([&](const auto& typed) { fold->add(typed); }, record);
         });

@@ -36,8 +36,8 @@ TEST(TuneMpiLauncherSignal, SigtermToMpirunLeavesAJournalMarkedInterruptedAndRes
     auto args = small_run_args(dir, "cpu", 6, 3);
     // A generous grace and a timeout far beyond it: the run cannot finish its orderly stop
     // before mpirun's SIGKILL, so only the checkpoint taken at the signal can save it.
-    args.insert(args.end(), {"--evidence", dir + "/evidence.h5", "--timeout", "60",
-                             "--stop-grace", "30"});
+    args.insert(args.end(),
+                {"--evidence", dir + "/evidence.h5", "--timeout", "60", "--stop-grace", "30"});
     auto first_args = args;
     // Every chunk's third candidate hangs: both ranks are certainly busy at the signal.
     first_args.insert(first_args.end(), {"--inject-fault", "hang@2"});
