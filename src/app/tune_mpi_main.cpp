@@ -57,9 +57,10 @@ int main(int argc, char** argv) {
         if (rank == 0) std::fprintf(stderr, "fhmoe_tune_mpi: %s\n", error.what());
         code = fhmoe::to_int(fhmoe::ExitCode::not_available);
     } catch (const std::exception& error) {
-        // Other ranks may be waiting on this one: only an abort releases them all.
+        // run_tune has already ended the other ranks (fatal_error.hpp): an abort here would
+        // kill rank 0 in the middle of its checkpoint.
         std::fprintf(stderr, "fhmoe_tune_mpi: rank %d: internal error: %s\n", rank, error.what());
-        MPI_Abort(MPI_COMM_WORLD, fhmoe::to_int(fhmoe::ExitCode::internal_error));
+        code = fhmoe::to_int(fhmoe::ExitCode::internal_error);
     }
     MPI_Finalize();
     return code;

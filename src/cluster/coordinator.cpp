@@ -14,6 +14,8 @@
 #include "fhmoe/cluster/shape_decision.hpp"
 #include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/error.hpp"
+#include "fhmoe/exit_code.hpp"
+#include "fhmoe/wall_clock.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -94,6 +96,9 @@ void Coordinator::prepare(const std::vector<evidence::JournalRecord>& prior) {
                 }
             },
             record);
+    }
+    for (auto& shape : shapes_) {
+        if (shape.decision) shape.release_candidate_state();
     }
     plan_missing_work();
 }
@@ -201,6 +206,7 @@ void Coordinator::record_decision(ShapeProgress& shape, evidence::ShapeDecision 
                 decision.margin_pct ? fmt::format("{:.2f}%", *decision.margin_pct) : "-",
                 decision.bar_pct, decision.noise_floor_pct, decision.reason);
     shape.decision = std::move(decision);
+    shape.release_candidate_state();
     if (is_final(*shape.decision) &&
         ++decided_since_checkpoint_ >= static_cast<std::size_t>(c_.options->policy.run.batch)) {
         checkpoint();
@@ -330,7 +336,14 @@ void Coordinator::begin_stop(const std::string& why) {
                            std::chrono::duration<double>(c_.options->stop_grace_s + stop_margin_s));
     spdlog::warn("stopping: {}; {} chunks/races in flight get {:.0f} s to report", why,
                  in_flight_.size(), c_.options->stop_grace_s + stop_margin_s);
-    c_.journal->flush();
+    // The checkpoint that matters comes first, within milliseconds of the signal: mpirun kills
+    // the ranks about 2 s after it forwards a SIGTERM, before the grace below is over. The
+    // journal then holds every result so far and says how this session ended; the archive
+    // and the tuned CSV are rebuilt from it by --resume. The run's own end, if it gets there,
+    // records its final word after this one.
+    c_.journal->append(evidence::SessionEndedRecord{
+        unix_seconds_now(), rank_failure_exit_code_.value_or(to_int(ExitCode::interrupted))});
+    c_.journal->sync();
     c_.local->request_stop();
     for (int rank = 1; rank < c_.world_size; ++rank) {
         c_.channel->send(rank, MessageTag::interrupt, {});
@@ -351,6 +364,25 @@ void Coordinator::finish_work(int rank, std::int64_t work_id) {
     FHMOE_CHECK(shape.outstanding_work > 0, "work finished twice");
     --shape.outstanding_work;
     settle(shape);
+}
+
+void Coordinator::on_rank_failed(int rank, const RankFailedMessage& failed) {
+    spdlog::error("rank {} failed (exit {}): {}", rank, failed.exit_code, failed.reason);
+    RankState& state = ranks_[static_cast<std::size_t>(rank)];
+    state.failed = true;
+    state.ready = false;
+    if (!rank_failure_exit_code_) rank_failure_exit_code_ = failed.exit_code;
+    // The stop first: the failed rank's work is then left to the resume, not decided
+    // incomplete; what it reported before failing is journaled already.
+    begin_stop("rank " + std::to_string(rank) + " failed");
+    if (state.work_id) {
+        const auto flight = in_flight_.find(*state.work_id);
+        if (flight != in_flight_.end() && flight->second.race) {
+            shapes_[flight->second.shape].race_planned = false;
+        }
+        finish_work(rank, *state.work_id);
+        state.ready = false;
+    }
 }
 
 void Coordinator::handle_event(int rank, const supervisor::Event& event) {
@@ -448,6 +480,9 @@ void Coordinator::handle_message(const IncomingMessage& message) {
             begin_stop("rank " + std::to_string(message.source) + " was signalled");
             break;
         case MessageTag::stop_ack: break;
+        case MessageTag::rank_failed:
+            on_rank_failed(message.source, decode_rank_failed(message.bytes));
+            break;
         case MessageTag::shape_loaded:
         case MessageTag::load_failed:
         case MessageTag::result:
@@ -528,20 +563,21 @@ RunEnd Coordinator::run() {
     return stopping_ ? RunEnd::interrupted : RunEnd::finished;
 }
 
-void Coordinator::release_members(int exit_code) {
-    release_member_ranks(*c_.channel, c_.world_size, exit_code,
-                         [&](const IncomingMessage& message) {
-                             if (message.tag != MessageTag::result) return;
-                             // Measured after the stop deadline: still evidence, and a resume need
-                             // not redo it.
-                             const auto event = decode_event(message.tag, message.bytes);
-                             const auto& measured = std::get<supervisor::CandidateMeasured>(event);
-                             evidence::CandidateResultRecord record{
-                                 measured.chunk_id, measured.planned_index, measured.result};
-                             if (record.result.chunk < 0) record.result.chunk = measured.chunk_id;
-                             c_.journal->append(record);
-                         });
+bool Coordinator::release_members(int exit_code) {
+    const bool all_acknowledged = release_member_ranks(
+        *c_.channel, c_.world_size, exit_code, [&](const IncomingMessage& message) {
+            if (message.tag != MessageTag::result) return;
+            // Measured after the stop deadline: still evidence, and a resume need
+            // not redo it.
+            const auto event = decode_event(message.tag, message.bytes);
+            const auto& measured = std::get<supervisor::CandidateMeasured>(event);
+            evidence::CandidateResultRecord record{measured.chunk_id, measured.planned_index,
+                                                   measured.result};
+            if (record.result.chunk < 0) record.result.chunk = measured.chunk_id;
+            c_.journal->append(record);
+        });
     c_.journal->flush();
+    return all_acknowledged;
 }
 
 }  // namespace fhmoe::cluster

@@ -15,18 +15,18 @@ constexpr int probe_interval_ms = 5;
 }  // namespace
 
 bool release_member_ranks(MpiChannel& channel, int world_size, int exit_code,
-                          const std::function<void(const IncomingMessage&)>& on_message) {
+                          const std::function<void(const IncomingMessage&)>& on_message,
+                          std::chrono::seconds timeout) {
     for (int rank = 1; rank < world_size; ++rank) {
         channel.send(rank, MessageTag::stop, encode_stop(StopMessage{exit_code}));
     }
     std::vector<bool> acknowledged(static_cast<std::size_t>(world_size), false);
     acknowledged[0] = true;
-    const auto deadline = std::chrono::steady_clock::now() + member_release_timeout;
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
     bool all = world_size <= 1;
     while (!all) {
         if (std::chrono::steady_clock::now() > deadline) {
-            spdlog::error("some ranks did not acknowledge the stop within {} s",
-                          member_release_timeout.count());
+            spdlog::error("some ranks did not acknowledge the stop within {} s", timeout.count());
             return false;
         }
         channel.progress();

@@ -164,6 +164,7 @@ std::string_view to_string(MessageTag tag) noexcept {
         case MessageTag::worker_restarted: return "worker_restarted";
         case MessageTag::signalled: return "signalled";
         case MessageTag::stop_ack: return "stop_ack";
+        case MessageTag::rank_failed: return "rank_failed";
         case MessageTag::assign_chunk: return "assign_chunk";
         case MessageTag::assign_race: return "assign_race";
         case MessageTag::interrupt: return "interrupt";
@@ -206,6 +207,22 @@ StopMessage decode_stop(std::span<const std::uint8_t> bytes) {
     stop.exit_code = in.i32();
     in.expect_end();
     return stop;
+}
+
+Bytes encode_rank_failed(const RankFailedMessage& failed) {
+    wire::ByteWriter out;
+    out.i32(failed.exit_code);
+    out.string(failed.reason);
+    return std::move(out).take();
+}
+
+RankFailedMessage decode_rank_failed(std::span<const std::uint8_t> bytes) {
+    wire::ByteReader in(bytes);
+    RankFailedMessage failed;
+    failed.exit_code = in.i32();
+    failed.reason = in.string();
+    in.expect_end();
+    return failed;
 }
 
 Bytes encode_chunk(const supervisor::Chunk& chunk) {

@@ -1,6 +1,7 @@
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -152,9 +153,11 @@ public:
     void add(const evidence::ShapeLoadFailedRecord&) {}
     void add(const evidence::RunHeader&) { throw Error("journal: a second run header"); }
 
+    // Call once: each shape's merged state is moved out and freed as soon as its rows are
+    // made, so the fold and the rows never both hold the whole night.
     evidence::RunEvidence take() {
         for (std::size_t i = 0; i < shapes_.size(); ++i) {
-            const ShapeProgress& shape = shapes_[i];
+            const ShapeProgress shape = std::move(shapes_[i]);
             const auto shape_id = static_cast<std::uint32_t>(i);
             run_.shapes.push_back(evidence::ShapeRecord{
                 device_, shape.planned().shape, shape.key(),
@@ -189,6 +192,21 @@ evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journa
         std::visit([&](const auto& typed) { fold.add(typed); }, record);
     }
     return fold.take();
+}
+
+evidence::RunEvidence build_run_evidence_from_journal(const std::string& path) {
+    evidence::RunHeader header;  // the fold's shapes point into it: it outlives the fold
+    std::optional<JournalFold> fold;
+    evidence::for_each_journal_record(
+        path,
+        [&](evidence::RunHeader&& read) {
+            header = std::move(read);
+            fold.emplace(header);
+        },
+        [&](evidence::JournalRecord&& record) {
+            std::visit([&](const auto& typed) { fold->add(typed); }, record);
+        });
+    return fold->take();
 }
 
 }  // namespace fhmoe::cluster

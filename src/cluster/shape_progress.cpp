@@ -38,6 +38,12 @@ void ShapeProgress::add_result(const evidence::CandidateResultRecord& record) {
     }
 }
 
+void ShapeProgress::release_candidate_state() {
+    released_counts_ = merge_.counts();
+    merge_ = tuning::ShapeMerge(key_, {});
+    incumbent_by_chunk_.clear();
+}
+
 std::optional<std::string> ShapeProgress::add_loaded(const evidence::ShapeLoadedRecord& record) {
     return digests_.report(record.reference_digest, record.device);
 }

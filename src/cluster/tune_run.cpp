@@ -8,9 +8,11 @@
 
 #include "fhmoe/cluster/coordinator.hpp"
 #include "fhmoe/cluster/device_binding.hpp"
+#include "fhmoe/cluster/fatal_error.hpp"
 #include "fhmoe/cluster/member_loop.hpp"
 #include "fhmoe/cluster/member_release.hpp"
 #include "fhmoe/cluster/mpi_environment.hpp"
+#include "fhmoe/cluster/peak_memory.hpp"
 #include "fhmoe/cluster/replay.hpp"
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 #include "fhmoe/cluster/run_paths.hpp"
@@ -24,6 +26,7 @@
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/evidence/archive_leftovers.hpp"
 #include "fhmoe/version.hpp"
 #include "fhmoe/wall_clock.hpp"
 
@@ -65,6 +68,13 @@ DeviceBinding bind_rank_device(const TuneOptions& options, int rank) {
                                 binding.reason + ")");
     }
     return binding;
+}
+
+void log_binding(const TuneOptions& options, int rank, const std::string& host,
+                 const DeviceBinding& binding) {
+    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank,
+                 world_size(), host, options.backend, binding.reason, binding.visible_from,
+                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
 }
 
 // The gfx/cu_num the run's rows carry: for gpu, what the worker reports for rank 0's device.
@@ -151,7 +161,7 @@ bool write_evidence(const TuneOptions& options) {
     if (options.evidence_path.empty()) return true;
     try {
         evidence::write_archive(options.evidence_path,
-                                build_run_evidence(evidence::read_journal(options.journal_path)));
+                                build_run_evidence_from_journal(options.journal_path));
         return true;
     } catch (const Error& error) {
         // Measuring goes on: the journal holds everything the archive would, and
@@ -188,23 +198,27 @@ RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKe
     return facts;
 }
 
-ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
-                   const std::string& host, const DeviceBinding& binding, int world_size) {
+// Rank 0's run once the other ranks are waiting for it. `members_released` is set once they
+// were told to leave, so that an error after that point does not tell them twice.
+ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
+                        TerminationSignals& signals, const std::string& host,
+                        const DeviceBinding& binding, int world_size, bool& members_released) {
     const std::int64_t started_unix = unix_seconds_now();
-    family::DeviceKey device;
-    RunStart start;
-    try {
-        device = tuning_device_of_run(options, binding);
-        if (options.run_config) {
-            const ExitCode code = run_config_replay(
-                options, device, supervisor_config(options, 0, binding, false), signals);
-            release_member_ranks(channel, world_size, to_int(code), {});
-            return code;
+    const family::DeviceKey device = tuning_device_of_run(options, binding);
+    if (options.run_config) {
+        const ExitCode code = run_config_replay(
+            options, device, supervisor_config(options, 0, binding, false), signals);
+        members_released = true;
+        if (!release_member_ranks(channel, world_size, to_int(code), {}))
+            abort_every_rank(code, "some rank did not acknowledge the stop");
+        return code;
+    }
+    RunStart start = options.resume ? resume_run(options, device) : start_new_run(options, device);
+    if (!options.evidence_path.empty()) {
+        for (const auto& leftover :
+             evidence::remove_dead_writers_temporaries(options.evidence_path)) {
+            spdlog::info("removed {}: an archive write a killed run left unfinished", leftover);
         }
-        start = options.resume ? resume_run(options, device) : start_new_run(options, device);
-    } catch (const Error&) {
-        release_member_ranks(channel, world_size, to_int(ExitCode::bad_input), {});
-        throw;
     }
 
     // The session's provenance goes to the journal before any result, so that a rebuild of
@@ -226,19 +240,25 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     context.local_host = host;
     context.local_binding = binding.reason;
     context.on_checkpoint = [&] { (void)write_evidence(options); };
-    Coordinator coordinator(context);
+    // Optional so that its per-shape state is gone before the final archive is folded from
+    // the journal: the two would otherwise peak together (issue #12, item 9).
+    std::optional<Coordinator> coordinator;
+    coordinator.emplace(context);
 
-    coordinator.prepare(start.prior);
-    RunEnd end = coordinator.run();
-    ExitCode code = exit_code_of(end, coordinator.outcomes());
+    coordinator->prepare(start.prior);
+    std::vector<evidence::JournalRecord>().swap(start.prior);  // folded: no longer needed
+    RunEnd end = coordinator->run();
+    ExitCode code = exit_code_of(end, coordinator->outcomes());
+    if (const auto failed = coordinator->rank_failure_exit_code())
+        code = static_cast<ExitCode>(*failed);
     // Complete, decided shapes are published even when the run was interrupted.
-    coordinator.checkpoint();
-    if (coordinator.rows_unpublished()) {
+    coordinator->checkpoint();
+    if (coordinator->rows_unpublished()) {
         end = RunEnd::interrupted;
         code = ExitCode::interrupted;
     }
     if (options.compare && end == RunEnd::finished) {
-        compare_and_update(options, device, coordinator.final_decisions(),
+        compare_and_update(options, device, coordinator->final_decisions(),
                            supervisor_config(options, 0, binding, false), signals);
         if (signals.requested()) {
             // The replays after the signal never ran, so their shapes were not judged and
@@ -250,7 +270,7 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     }
 
     const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);
-    const auto summary = summarize_run(coordinator.outcomes(), start.already_tuned,
+    const auto summary = summarize_run(coordinator->outcomes(), start.already_tuned,
                                        start.other_device, tuned_after, device);
     std::printf("%s", format_summary(summary).c_str());
     std::fflush(stdout);
@@ -259,8 +279,8 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
         try {
             write_summary_json(
                 options.summary_json_path,
-                format_summary_json(summary,
-                                    summary_facts(options, device, coordinator, code, world_size)));
+                format_summary_json(
+                    summary, summary_facts(options, device, *coordinator, code, world_size)));
         } catch (const Error& error) {
             // Like the archive: the other ranks still wait to be released, and the tuned CSV
             // is already written.
@@ -278,11 +298,18 @@ ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationS
     }
     // Results that arrive while the members are released are journaled: the archive,
     // written after them, holds them too.
-    coordinator.release_members(to_int(code));
+    members_released = true;
+    if (!coordinator->release_members(to_int(code)))
+        abort_every_rank(code, "some rank did not acknowledge the stop");
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
+    coordinator.reset();
+    start.header = evidence::RunHeader{};  // the plan: the fold reads it from the journal
     const bool archive_written = write_evidence(options);
     local.shutdown();
+    if (const auto peak = peak_resident_kib()) {
+        spdlog::info("rank 0 peak resident memory (VmHWM): {} MiB", *peak / 1024);
+    }
     return with_unwritten_outputs(code, archive_written);
 }
 
@@ -306,6 +333,42 @@ std::optional<ExitCode> refuse_bad_paths(const TuneOptions& options, int rank) {
     return ExitCode::bad_input;
 }
 
+ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
+                   const std::string& host, const DeviceBinding& binding, int world_size) {
+    bool members_released = false;
+    try {
+        return coordinate_run(options, channel, signals, host, binding, world_size,
+                              members_released);
+    } catch (const std::exception& error) {
+        // The other ranks wait for rank 0's word: without it they would wait forever.
+        if (!members_released)
+            stop_members_after_failure(channel, world_size, exit_code_for(error));
+        throw;
+    }
+}
+
+ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
+                         TerminationSignals& signals, int rank) {
+    try {
+        const DeviceBinding binding = bind_rank_device(options, rank);
+        const std::string host = processor_name();
+        log_binding(options, rank, host, binding);
+        supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
+        MemberContext context;
+        context.rank = rank;
+        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
+        context.supervisor = &supervisor;
+        context.signals = &signals;
+        context.channel = &channel;
+        return static_cast<ExitCode>(run_member(context));
+    } catch (const std::exception& error) {
+        // Rank 0 may be waiting for this rank's results: it must hear that none will come.
+        report_failure_to_rank0(channel, rank, exit_code_for(error), error.what(),
+                                options.stop_grace_s);
+        throw;
+    }
+}
+
 }  // namespace
 
 ExitCode run_tune(const TuneOptions& options) {
@@ -318,22 +381,17 @@ ExitCode run_tune(const TuneOptions& options) {
     const int size = world_size();
     if (const auto code = refuse_bad_paths(options, rank)) return *code;
     TerminationSignals signals;
-    const DeviceBinding binding = bind_rank_device(options, rank);
-    const std::string host = processor_name();
-    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank, size,
-                 host, options.backend, binding.reason, binding.visible_from,
-                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
     MpiChannel channel;
-    if (rank != 0) {
-        supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
-        MemberContext context;
-        context.rank = rank;
-        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
-        context.supervisor = &supervisor;
-        context.signals = &signals;
-        context.channel = &channel;
-        return static_cast<ExitCode>(run_member(context));
+    if (rank != 0) return run_member_rank(options, channel, signals, rank);
+    DeviceBinding binding;
+    try {
+        binding = bind_rank_device(options, 0);
+    } catch (const std::exception& error) {
+        stop_members_after_failure(channel, size, exit_code_for(error));
+        throw;
     }
+    const std::string host = processor_name();
+    log_binding(options, 0, host, binding);
     return run_rank0(options, channel, signals, host, binding, size);
 }
 

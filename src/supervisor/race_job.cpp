@@ -6,11 +6,20 @@
 #include "fhmoe/worker/race_order.hpp"
 
 namespace fhmoe::supervisor {
+namespace {
+
+// One repeat per contender: enough to survive a worker killed from outside (the OOM killer,
+// a stray signal, a device reset) without letting a contender that kills every worker it
+// runs on hold the race up.
+constexpr std::uint32_t reruns_per_contender = 1;
+
+}  // namespace
 
 RaceJob::RaceJob(Race race)
     : race_(std::move(race)),
       left_race_(race_.contenders.size(), false),
       ran_this_round_(race_.contenders.size(), false),
+      reruns_(race_.contenders.size(), 0),
       started_unix_ns_(unix_ns_now()) {
     for (const PlannedCandidate& c : race_.contenders) {
         ContenderOutcome outcome;
@@ -80,6 +89,18 @@ void RaceJob::on_fault_announced(const worker::FaultAnnounced& announced) {
     announced_ = announced;
 }
 
+bool RaceJob::rerun_after_loss(std::uint32_t position, const std::string& why) {
+    if (reruns_[position] >= reruns_per_contender) return false;
+    ++reruns_[position];
+    ++lives_lost_;  // the fresh worker's attempt number
+    ContenderOutcome& outcome = outcomes_[position];
+    if (!outcome.detail.empty()) outcome.detail += "; ";
+    outcome.detail +=
+        "round " + std::to_string(round_) + " run again on a fresh worker after: " + why;
+    announced_.reset();
+    return true;
+}
+
 bool RaceJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn&, std::vector<Event>&) {
     if (const auto* finished = std::get_if<worker::RaceFinished>(&reply)) {
         if (!complete() || finished->race_id != race_.race_id) {
@@ -100,9 +121,13 @@ bool RaceJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn&, st
     ContenderOutcome& outcome = outcomes_[*position];
     if (sample->status == tuning::Status::ok) {
         outcome.samples_us[round_] = sample->samples_us;
+    } else if (sample->context_poisoned &&
+               rerun_after_loss(*position, "device fault: " + sample->detail)) {
+        return true;  // the supervisor retires the worker; the next life runs it again
     } else {
         outcome.status = sample->status;
-        outcome.detail = "round " + std::to_string(round_) + ": " + sample->detail;
+        if (!outcome.detail.empty()) outcome.detail += "; ";
+        outcome.detail += "round " + std::to_string(round_) + ": " + sample->detail;
         left_race_[*position] = true;
     }
     finish_item(*position);
@@ -112,14 +137,19 @@ bool RaceJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn&, st
 void RaceJob::on_item_lost(const LostItem& lost, std::vector<Event>&) {
     const auto position = in_flight();
     if (!position) return;
-    ++lives_lost_;
-    ContenderOutcome& outcome = outcomes_[*position];
     if (lost.status == tuning::Status::not_run) {
+        ++lives_lost_;
         stopped_early_ = true;  // a stop: the contender is not at fault
         return;
     }
+    std::string why = lost.detail;
+    if (announced_) why += " (injected fault " + announced_->fault + ")";
+    if (rerun_after_loss(*position, why)) return;
+    ++lives_lost_;
+    ContenderOutcome& outcome = outcomes_[*position];
     outcome.status = lost.status;
-    outcome.detail = "round " + std::to_string(round_) + ": " + lost.detail;
+    if (!outcome.detail.empty()) outcome.detail += "; ";
+    outcome.detail += "round " + std::to_string(round_) + ": " + lost.detail;
     if (announced_)
         outcome.detail += "; injected fault " + announced_->fault + " (fault injection)";
     left_race_[*position] = true;

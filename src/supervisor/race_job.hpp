@@ -3,7 +3,10 @@
 // A race in progress: rounds in order; within a round, contenders in the rotated order the
 // worker also uses (worker/race_order.hpp), so the supervisor always knows who is in flight.
 // A contender whose run fails keeps that status and leaves the race; the samples every
-// contender took before a fault are kept.
+// contender took before a fault are kept. A contender whose run was cut short by its worker's
+// loss (death, deadline, poisoned context) is run again in the same round on the fresh
+// worker, once: an external kill must not drop a finalist (issue #12, item 6); a second loss
+// of the same contender is its own fault, and it leaves the race with that status.
 
 #include <optional>
 #include <vector>
@@ -37,12 +40,16 @@ private:
     // The position of the contender in flight (the next one due in this round).
     std::optional<std::uint32_t> in_flight() const;
     void finish_item(std::uint32_t position);
+    // The run of the contender at `position` was lost with its worker: true when it gets
+    // another run on the fresh worker (noted in its detail), false when it leaves the race.
+    bool rerun_after_loss(std::uint32_t position, const std::string& why);
     void skip_finished_rounds();
 
     Race race_;
     std::vector<ContenderOutcome> outcomes_;
     std::vector<bool> left_race_;
     std::vector<bool> ran_this_round_;
+    std::vector<std::uint32_t> reruns_;  // per position: runs repeated after a lost worker
     std::uint32_t round_ = 0;
     std::uint32_t lives_lost_ = 0;
     bool stopped_early_ = false;

@@ -82,6 +82,12 @@ WorkerProcess WorkerProcess::spawn(const std::string& executable,
     ::close(child_end);
     if (spawn_error != 0) {
         ::close(ends[0]);
+        if (spawn_error == ENOENT || spawn_error == EACCES || spawn_error == ENOEXEC) {
+            // The program named by --worker is missing or not runnable on this node: the
+            // user's to fix (exit 2), not a fault of the tuner.
+            throw InputError(executable, 0, 0, "worker",
+                             std::string("cannot start the worker: ") + std::strerror(spawn_error));
+        }
         errno = spawn_error;
         system_error("cannot start worker '" + executable + "'");
     }

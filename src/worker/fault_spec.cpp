@@ -14,7 +14,7 @@ constexpr std::array<FaultKind, 8> all_kinds = {
     FaultKind::wrong, FaultKind::unsupported, FaultKind::oom_preflight, FaultKind::genfail};
 
 constexpr std::string_view grammar =
-    "kind[!]@[shape_key:]index, kind one of crash exit hang oom wrong unsupported "
+    "kind[!]@[race:][shape_key:]index, kind one of crash exit hang oom wrong unsupported "
     "oom_preflight genfail";
 
 [[noreturn]] void bad_entry(std::string_view entry, const std::string& why) {
@@ -41,6 +41,12 @@ FaultEntry parse_entry(std::string_view entry) {
     if (!known) bad_entry(entry, "unknown fault kind '" + excerpt(kind_text) + "'");
 
     std::string_view target = entry.substr(at + 1);
+    constexpr std::string_view race_scope = "race:";
+    if (target.substr(0, race_scope.size()) == race_scope) {
+        if (fault.kind == FaultKind::genfail) bad_entry(entry, "a shape load is never raced");
+        fault.race_only = true;
+        target.remove_prefix(race_scope.size());
+    }
     const std::size_t colon = target.rfind(':');
     if (colon != std::string_view::npos) {
         if (colon == 0) bad_entry(entry, "empty shape key before ':'");
@@ -75,6 +81,7 @@ std::string FaultEntry::text() const {
     std::string text(to_string(kind));
     if (every_attempt) text += "!";
     text += "@";
+    if (race_only) text += "race:";
     if (shape_key) text += *shape_key + ":";
     return text + std::to_string(index);
 }
@@ -93,10 +100,11 @@ FaultPlan FaultPlan::parse(std::string_view spec) {
     return FaultPlan(std::move(entries));
 }
 
-std::optional<FaultEntry> FaultPlan::find(bool load, std::string_view shape_key, std::int64_t index,
-                                          std::uint32_t attempt) const {
+std::optional<FaultEntry> FaultPlan::find(bool load, bool racing, std::string_view shape_key,
+                                          std::int64_t index, std::uint32_t attempt) const {
     for (const FaultEntry& fault : entries_) {
         if ((fault.kind == FaultKind::genfail) != load) continue;
+        if (fault.race_only && !racing) continue;
         if (fault.index != index) continue;
         if (fault.shape_key && *fault.shape_key != shape_key) continue;
         if (attempt != 0 && !fault.every_attempt) continue;
@@ -107,12 +115,18 @@ std::optional<FaultEntry> FaultPlan::find(bool load, std::string_view shape_key,
 
 std::optional<FaultEntry> FaultPlan::for_candidate(std::string_view shape_key, std::int64_t index,
                                                    std::uint32_t attempt) const {
-    return find(false, shape_key, index, attempt);
+    return find(false, false, shape_key, index, attempt);
+}
+
+std::optional<FaultEntry> FaultPlan::for_race_contender(std::string_view shape_key,
+                                                        std::int64_t index,
+                                                        std::uint32_t attempt) const {
+    return find(false, true, shape_key, index, attempt);
 }
 
 std::optional<FaultEntry> FaultPlan::for_load(std::string_view shape_key, std::int64_t next_index,
                                               std::uint32_t attempt) const {
-    return find(true, shape_key, next_index, attempt);
+    return find(true, false, shape_key, next_index, attempt);
 }
 
 }  // namespace fhmoe::worker

@@ -123,7 +123,7 @@ private:
                 if (contender == nullptr || out[position]) continue;
                 if (round == race.first_round && skip[position]) continue;
                 const auto fault =
-                    faults_.for_candidate(shape_key_, contender->planned_index, race.attempt);
+                    faults_.for_race_contender(shape_key_, contender->planned_index, race.attempt);
                 backend_.set_measurement_context(round + 1);
                 MeasurementOutcome outcome =
                     measure(backend_, contender->config, race.settings, fault,

@@ -283,14 +283,35 @@ TEST(Supervisor, RaceReturnsEverySamplePerContenderPerRound) {
     }
 }
 
-TEST(Supervisor, ACrashInARaceRemovesThatContenderAndTheRaceGoesOn) {
+TEST(Supervisor, AContenderWhoseWorkerDiesIsRacedAgainOnAFreshWorker) {
+    // crash@5 fires on the race's first worker life only: the loss is not the contender's
+    // doing, so it runs again in the same round on the fresh worker and stays a finalist.
     Supervisor supervisor(make_config("sim", "crash@5"));
     Recording events;
     const RaceDone done =
         run_race(supervisor, make_race(3), [&](const Event& e) { events.record(e); });
     EXPECT_EQ(done.rounds_completed, 3U);
     ASSERT_EQ(done.contenders.size(), 3U);
+    for (const ContenderOutcome& c : done.contenders) {
+        EXPECT_EQ(c.status, Status::ok) << c.detail;
+        for (const auto& round : c.samples_us) EXPECT_EQ(round.size(), 4U);
+    }
+    EXPECT_TRUE(contains(done.contenders[1].detail, "run again on a fresh worker"))
+        << done.contenders[1].detail;
+    EXPECT_TRUE(contains(done.contenders[1].detail, "SIGSEGV")) << done.contenders[1].detail;
+    EXPECT_EQ(events.restarts.size(), 1U);
+}
+
+TEST(Supervisor, AContenderThatKillsItsFreshWorkerTooLeavesTheRaceAndTheRaceGoesOn) {
+    Supervisor supervisor(make_config("sim", "crash!@5"));
+    Recording events;
+    const RaceDone done =
+        run_race(supervisor, make_race(3), [&](const Event& e) { events.record(e); });
+    EXPECT_EQ(done.rounds_completed, 3U);
+    ASSERT_EQ(done.contenders.size(), 3U);
     EXPECT_EQ(done.contenders[1].status, Status::crash);
+    EXPECT_TRUE(contains(done.contenders[1].detail, "run again on a fresh worker"))
+        << done.contenders[1].detail;
     EXPECT_TRUE(contains(done.contenders[1].detail, "SIGSEGV")) << done.contenders[1].detail;
     // Round 0 runs positions 0,1,2: position 0 ran before the crash and keeps its samples.
     EXPECT_EQ(done.contenders[0].samples_us[0].size(), 4U);
@@ -298,7 +319,21 @@ TEST(Supervisor, ACrashInARaceRemovesThatContenderAndTheRaceGoesOn) {
         EXPECT_EQ(done.contenders[p].status, Status::ok);
         for (const auto& round : done.contenders[p].samples_us) EXPECT_EQ(round.size(), 4U);
     }
-    EXPECT_EQ(events.restarts.size(), 1U);
+    EXPECT_EQ(events.restarts.size(), 2U);
+}
+
+TEST(Supervisor, ARaceOnlyFaultSparesTheChunkAndHitsTheRace) {
+    Supervisor supervisor(make_config("sim", "exit@race:5"));
+    const Recording chunk = record_chunk(supervisor, make_chunk("sim", 3));
+    EXPECT_TRUE(chunk.restarts.empty());
+    EXPECT_EQ(chunk.only(5).status, Status::ok);
+    Recording race_events;
+    const RaceDone done =
+        run_race(supervisor, make_race(2), [&](const Event& e) { race_events.record(e); });
+    ASSERT_EQ(done.contenders.size(), 3U);
+    EXPECT_EQ(done.contenders[1].status, Status::ok) << done.contenders[1].detail;
+    EXPECT_TRUE(contains(done.contenders[1].detail, "exit@race:5")) << done.contenders[1].detail;
+    EXPECT_EQ(race_events.restarts.size(), 1U);
 }
 
 }  // namespace

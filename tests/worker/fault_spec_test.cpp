@@ -36,6 +36,23 @@ TEST(FaultPlan, FiresOnlyOnTheFirstAttemptUnlessMarked) {
     EXPECT_FALSE(plan.for_candidate("s", 0, 0).has_value());
 }
 
+TEST(FaultPlan, RaceOnlyFaultsFireInRacesAndNeverInChunks) {
+    const FaultPlan plan =
+        FaultPlan::parse("crash@race:3,exit@race:t3_h512_i128_e17_k5_gui:4,hang@5");
+    EXPECT_TRUE(plan.entries()[0].race_only);
+    EXPECT_EQ(plan.entries()[0].text(), "crash@race:3");
+    EXPECT_EQ(plan.entries()[1].text(), "exit@race:t3_h512_i128_e17_k5_gui:4");
+    EXPECT_FALSE(plan.for_candidate("s", 3, 0).has_value());
+    EXPECT_TRUE(plan.for_race_contender("s", 3, 0).has_value());
+    EXPECT_FALSE(plan.for_race_contender("s", 3, 1).has_value()) << "the fresh worker's rerun";
+    EXPECT_TRUE(plan.for_race_contender("t3_h512_i128_e17_k5_gui", 4, 0).has_value());
+    EXPECT_FALSE(plan.for_race_contender("other", 4, 0).has_value());
+    // An ordinary entry fires in both, as before.
+    EXPECT_TRUE(plan.for_candidate("s", 5, 0).has_value());
+    EXPECT_TRUE(plan.for_race_contender("s", 5, 0).has_value());
+    EXPECT_THROW(FaultPlan::parse("genfail@race:0"), ParseError);
+}
+
 TEST(FaultPlan, ShapeRestrictionMatchesOnlyThatShape) {
     const FaultPlan plan = FaultPlan::parse("hang@t3_h512_i128_e17_k5_gui:7");
     EXPECT_TRUE(plan.for_candidate("t3_h512_i128_e17_k5_gui", 7, 0).has_value());

@@ -38,7 +38,8 @@ struct RankState {
     std::string host;
     std::string binding;
     bool signalled = false;
-    int worker_pid = 0;  // the live worker as last reported (workers start with the first work)
+    bool failed = false;  // reported a fatal error (rank_failed): it takes no more work
+    int worker_pid = 0;   // the live worker as last reported (workers start with the first work)
     std::string device_uuid;  // the device its worker last reported measuring on
 };
 
@@ -79,8 +80,13 @@ public:
     bool rows_unpublished() const { return rows_unpublished_; }
 
     // Tells every other rank to leave with `exit_code` and waits (bounded) until each one
-    // has acknowledged, journaling any result that still arrives.
-    void release_members(int exit_code);
+    // has acknowledged, journaling any result that still arrives. False when some rank did
+    // not acknowledge in time.
+    bool release_members(int exit_code);
+
+    // The exit code of the first rank that reported a fatal error; the run then stopped
+    // as if signalled (checkpointed), and ends with this code.
+    std::optional<int> rank_failure_exit_code() const { return rank_failure_exit_code_; }
 
     std::vector<ShapeOutcome> outcomes() const;
     std::vector<DecidedShape> final_decisions() const;
@@ -102,6 +108,7 @@ private:
     void wait_for_activity();
     void after_batch();
     void finish_work(int rank, std::int64_t work_id);
+    void on_rank_failed(int rank, const RankFailedMessage& failed);
     bool all_settled() const;
     ProgressSnapshot snapshot() const;
     ShapeProgress& shape_by_key(const std::string& key);
@@ -130,6 +137,7 @@ private:
     std::optional<std::size_t> hold_after_records_;  // test hook, see coordinator.cpp
     bool rows_unpublished_ = false;  // the last checkpoint could not take the CSV's lock
     bool holding_ = false;
+    std::optional<int> rank_failure_exit_code_;
 };
 
 }  // namespace fhmoe::cluster

@@ -15,8 +15,9 @@ namespace fhmoe::cluster {
 inline constexpr std::chrono::seconds member_release_timeout{60};
 
 // Messages other than stop_ack that arrive meanwhile go to `on_message` (late results).
-// Returns false when some rank did not acknowledge within member_release_timeout.
+// Returns false when some rank did not acknowledge within `timeout`.
 bool release_member_ranks(MpiChannel& channel, int world_size, int exit_code,
-                          const std::function<void(const IncomingMessage&)>& on_message);
+                          const std::function<void(const IncomingMessage&)>& on_message,
+                          std::chrono::seconds timeout = member_release_timeout);
 
 }  // namespace fhmoe::cluster

@@ -14,6 +14,7 @@
 //   worker_restarted (for the log)
 //   signalled    the launcher signalled this rank: rank 0 starts the orderly stop
 //   stop_ack     every send of this rank has completed: it may finalize
+//   rank_failed  this rank hit a fatal error (exit code, why): rank 0 ends the run
 
 #include <cstdint>
 #include <span>
@@ -35,6 +36,7 @@ enum class MessageTag : int {
     worker_restarted = 17,
     signalled = 18,
     stop_ack = 19,
+    rank_failed = 20,
     assign_chunk = 31,
     assign_race = 32,
     interrupt = 33,
@@ -57,11 +59,21 @@ struct StopMessage {
     int exit_code = 0;
 };
 
+// A rank other than 0 cannot go on: it says so (and then waits for rank 0's stop) rather than
+// leaving rank 0 waiting for results that will never come.
+struct RankFailedMessage {
+    int exit_code = 0;
+    std::string reason;
+};
+
 Bytes encode_hello(const HelloMessage& hello);
 HelloMessage decode_hello(std::span<const std::uint8_t> bytes);
 
 Bytes encode_stop(const StopMessage& stop);
 StopMessage decode_stop(std::span<const std::uint8_t> bytes);
+
+Bytes encode_rank_failed(const RankFailedMessage& failed);
+RankFailedMessage decode_rank_failed(std::span<const std::uint8_t> bytes);
 
 Bytes encode_chunk(const supervisor::Chunk& chunk);
 supervisor::Chunk decode_chunk(std::span<const std::uint8_t> bytes);

@@ -7,6 +7,8 @@
 // `fhmoe_evidence rebuild` runs the same fold on a journal left behind by a crash, so the two
 // cannot drift apart. No MPI: the offline tool links it.
 
+#include <string>
+
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/evidence/run_evidence.hpp"
 
@@ -19,5 +21,9 @@ namespace fhmoe::cluster {
 // run did not finish (complete false, exit_status -1). Throws fhmoe::Error for a record
 // naming a shape the header did not plan (a journal that contradicts itself).
 evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journal);
+
+// The same fold, reading the journal at `path` one record at a time (never the whole file
+// and every record at once): what rank 0 writes its archive with (issue #12, item 9).
+evidence::RunEvidence build_run_evidence_from_journal(const std::string& path);
 
 }  // namespace fhmoe::cluster

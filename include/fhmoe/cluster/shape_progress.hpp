@@ -41,7 +41,12 @@ public:
     bool is_complete() const { return merge_.is_complete(); }
     std::optional<tuning::CompleteShape> complete() const { return merge_.complete(); }
     std::vector<tuning::CandidateResult> merged_results() const { return merge_.results(); }
-    tuning::StatusCounts counts() const { return merge_.counts(); }
+    tuning::StatusCounts counts() const { return released_counts_.value_or(merge_.counts()); }
+    // Once the shape is decided, rank 0 needs only its counts (the summary): the merged
+    // results, kept per candidate, are freed, so rank 0 holds per-candidate state only for
+    // the shapes still being measured (issue #12, item 9). The journal keeps every result.
+    // Nothing but counts() may be asked afterwards.
+    void release_candidate_state();
     // The merged result of a planned candidate (not_run when none arrived).
     tuning::CandidateResult merged_result(std::int64_t planned_index) const;
 
@@ -68,6 +73,7 @@ private:
     DigestAgreement digests_;
     std::vector<std::string> load_failures_;
     std::size_t results_received_ = 0;
+    std::optional<tuning::StatusCounts> released_counts_;
 };
 
 }  // namespace fhmoe::cluster

@@ -14,6 +14,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <span>
@@ -187,6 +188,19 @@ struct JournalContents {
     std::size_t torn_tail_bytes = 0;     // bytes of a torn last record (0 if none)
     std::string torn_tail_reason;
 };
+
+// Where a journal's intact records end, and what follows them.
+struct JournalTail {
+    std::size_t valid_bytes = 0;
+    std::size_t torn_tail_bytes = 0;
+    std::string torn_tail_reason;
+};
+
+// Reads a journal one record at a time, holding one record in memory: the header first,
+// then every record in file order. The same checks and errors as read_journal.
+JournalTail for_each_journal_record(const std::string& path,
+                                    const std::function<void(RunHeader&&)>& on_header,
+                                    const std::function<void(JournalRecord&&)>& on_record);
 
 // Reads a journal. Throws fhmoe::InputError (path, byte offset in the reason) for a missing
 // or unreadable file, a first record that is not a run header, another format version, or

@@ -26,9 +26,11 @@ namespace fhmoe::wire {
 
 inline constexpr std::uint32_t frame_magic = 0x574D4846U;  // "FHMW"
 inline constexpr std::size_t frame_header_bytes = 16;
-// Large enough for any result or race reply; small enough that a corrupt length field is
-// caught instead of being waited for.
-inline constexpr std::uint32_t max_frame_payload = 64U << 20;
+// Large enough for any result or race reply and for the journal's run header, which plans
+// every candidate of the night (8.6 MB for the DSV4 night, 86 MB for one ten times larger:
+// 64 MiB refused it, issue #12); small enough that a corrupt length field is caught instead
+// of being waited for.
+inline constexpr std::uint32_t max_frame_payload = 256U << 20;
 
 enum class FrameErrorKind : std::uint8_t {
     truncated,

@@ -3,12 +3,14 @@
 // Fault injection, asked for on the worker's command line (`--inject-fault`). Off unless
 // asked for. Grammar (comma-separated entries):
 //
-//   entry  := kind ["!"] "@" [shape_key ":"] index
+//   entry  := kind ["!"] "@" ["race:"] [shape_key ":"] index
 //   kind   := crash | exit | hang | oom | wrong | unsupported | oom_preflight | genfail
 //
 //   crash@3                       candidate with planned index 3 gets a real SIGSEGV
 //   hang@t3_h512_i128_e17_k5_gui:7  only on that shape (family::shape_key_string)
 //   genfail!@0                    every load attempt for index 0 fails, not only the first
+//   crash@race:3                  index 3 crashes when it is raced as a finalist (its chunk
+//                                 measurement is clean); the race's first worker life only
 //
 // index is the candidate's position in its shape's planned list (stable across chunking).
 // A fault fires only on attempt 0 of its candidate (or load) unless marked "!".
@@ -40,6 +42,7 @@ struct FaultEntry {
     std::int64_t index = 0;
     std::optional<std::string> shape_key;  // nullopt: any shape
     bool every_attempt = false;            // "!"
+    bool race_only = false;                // "race:": fires in a race, never in a chunk
     std::string text() const;              // the entry as written, canonical
 };
 
@@ -54,6 +57,10 @@ public:
     // The fault for one candidate (any kind but genfail), if one applies.
     std::optional<FaultEntry> for_candidate(std::string_view shape_key, std::int64_t index,
                                             std::uint32_t attempt) const;
+    // The fault for one contender's run in a race: the entries for_candidate applies, and the
+    // "race:" ones. `attempt` counts the race's lost worker lives.
+    std::optional<FaultEntry> for_race_contender(std::string_view shape_key, std::int64_t index,
+                                                 std::uint32_t attempt) const;
     // The genfail entry for a load whose worker life starts at `next_index`, if one applies.
     std::optional<FaultEntry> for_load(std::string_view shape_key, std::int64_t next_index,
                                        std::uint32_t attempt) const;
@@ -62,8 +69,8 @@ public:
     const std::vector<FaultEntry>& entries() const { return entries_; }
 
 private:
-    std::optional<FaultEntry> find(bool load, std::string_view shape_key, std::int64_t index,
-                                   std::uint32_t attempt) const;
+    std::optional<FaultEntry> find(bool load, bool racing, std::string_view shape_key,
+                                   std::int64_t index, std::uint32_t attempt) const;
     std::vector<FaultEntry> entries_;
 };
 

@@ -3,7 +3,6 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
-#include <iterator>
 #include <string>
 
 #include "fhmoe/evidence/journal.hpp"
@@ -17,60 +16,87 @@ namespace {
     throw InputError(path, 0, 0, "journal", "at byte " + std::to_string(offset) + ": " + reason);
 }
 
-// The length field of the frame header at `offset`, read without validating anything else:
-// it tells where the record would end, which decides "torn tail" against "corrupt middle".
-std::size_t frame_end(std::span<const std::uint8_t> bytes, std::size_t offset) {
-    if (bytes.size() - offset < wire::frame_header_bytes) return bytes.size() + 1;
-    wire::ByteReader header(bytes.subspan(offset, wire::frame_header_bytes));
-    header.u32();  // magic
-    header.u16();  // version
-    header.u16();  // type
-    const std::uint32_t length = header.u32();
-    return offset + wire::frame_header_bytes + length;
-}
-
-std::vector<std::uint8_t> read_whole_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        throw InputError(path, 0, 0, "journal",
-                         std::string("cannot open the journal: ") + std::strerror(errno));
+// The journal file, read one frame at a time: a night's journal is 80+ MB, and holding it
+// whole (and every record decoded from it) was most of rank 0's peak memory (issue #12).
+class FrameStream {
+public:
+    explicit FrameStream(const std::string& path) : in_(path, std::ios::binary) {
+        if (!in_) {
+            throw InputError(path, 0, 0, "journal",
+                             std::string("cannot open the journal: ") + std::strerror(errno));
+        }
+        in_.seekg(0, std::ios::end);
+        size_ = static_cast<std::size_t>(in_.tellg());
+        in_.seekg(0, std::ios::beg);
     }
-    std::vector<std::uint8_t> bytes((std::istreambuf_iterator<char>(in)),
-                                    std::istreambuf_iterator<char>());
-    if (in.bad()) throw InputError(path, 0, 0, "journal", "cannot read the journal");
-    return bytes;
-}
+
+    std::size_t size() const { return size_; }
+
+    // Where the frame at `offset` would end, from its length field alone (the rest is not
+    // validated): it tells a torn tail from a corrupt middle. Past the end when cut short.
+    std::size_t frame_end(std::size_t offset) {
+        if (size_ - offset < wire::frame_header_bytes) return size_ + 1;
+        read_at(offset, wire::frame_header_bytes);
+        wire::ByteReader header(buffer_);
+        header.u32();  // magic
+        header.u16();  // version
+        header.u16();  // type
+        const std::uint32_t length = header.u32();
+        return offset + wire::frame_header_bytes + length;
+    }
+
+    // The bytes [offset, end): valid until the next call.
+    std::span<const std::uint8_t> bytes(std::size_t offset, std::size_t end) {
+        read_at(offset, end - offset);
+        return buffer_;
+    }
+
+private:
+    void read_at(std::size_t offset, std::size_t count) {
+        buffer_.resize(count);
+        in_.seekg(static_cast<std::streamoff>(offset));
+        in_.read(reinterpret_cast<char*>(buffer_.data()), static_cast<std::streamsize>(count));
+        if (static_cast<std::size_t>(in_.gcount()) != count) {
+            throw InputError("", 0, 0, "journal", "cannot read the journal");
+        }
+    }
+
+    std::ifstream in_;
+    std::size_t size_ = 0;
+    std::vector<std::uint8_t> buffer_;
+};
 
 }  // namespace
 
-JournalContents read_journal(const std::string& path) {
-    const std::vector<std::uint8_t> file = read_whole_file(path);
-    const std::span<const std::uint8_t> bytes(file);
-    JournalContents contents;
+JournalTail for_each_journal_record(const std::string& path,
+                                    const std::function<void(RunHeader&&)>& on_header,
+                                    const std::function<void(JournalRecord&&)>& on_record) {
+    FrameStream stream(path);
+    JournalTail tail;
     bool have_header = false;
     std::size_t offset = 0;
-    while (offset < bytes.size()) {
-        const std::size_t end = frame_end(bytes, offset);
-        const bool reaches_end = end >= bytes.size();
+    while (offset < stream.size()) {
+        const std::size_t end = stream.frame_end(offset);
+        const bool reaches_end = end >= stream.size();
         try {
-            if (end > bytes.size()) {
+            if (end > stream.size()) {
                 throw wire::FrameError(wire::FrameErrorKind::truncated,
                                        "record cut short at the end of the file");
             }
             const wire::Frame frame =
-                wire::decode_frame(bytes.subspan(offset, end - offset), journal_format_version);
+                wire::decode_frame(stream.bytes(offset, end), journal_format_version);
             JournalRecord record = decode_journal_record(frame.type, frame.payload);
             if (!have_header) {
                 if (!std::holds_alternative<RunHeader>(record)) {
                     fail(path, offset, "the first record is not a run header");
                 }
-                contents.header = std::get<RunHeader>(std::move(record));
                 have_header = true;
+                on_header(std::get<RunHeader>(std::move(record)));
             } else {
                 if (std::holds_alternative<RunHeader>(record)) {
                     fail(path, offset, "a second run header");
                 }
-                contents.records.push_back(std::move(record));
+                on_record(std::move(record));
             }
         } catch (const wire::WireError& error) {
             const auto* frame_error = dynamic_cast<const wire::FrameError*>(&error);
@@ -78,16 +104,27 @@ JournalContents read_journal(const std::string& path) {
                 frame_error != nullptr && frame_error->kind() == wire::FrameErrorKind::bad_version;
             if (reaches_end && have_header && !version_problem) {
                 // The writer died while writing this record: everything before it is intact.
-                contents.torn_tail_bytes = bytes.size() - offset;
-                contents.torn_tail_reason = error.what();
+                tail.torn_tail_bytes = stream.size() - offset;
+                tail.torn_tail_reason = error.what();
                 break;
             }
             fail(path, offset, std::string("corrupt record: ") + error.what());
         }
         offset = end;
-        contents.valid_bytes = offset;
+        tail.valid_bytes = offset;
     }
     if (!have_header) fail(path, 0, "no run header (an empty or foreign file)");
+    return tail;
+}
+
+JournalContents read_journal(const std::string& path) {
+    JournalContents contents;
+    const JournalTail tail = for_each_journal_record(
+        path, [&](RunHeader&& header) { contents.header = std::move(header); },
+        [&](JournalRecord&& record) { contents.records.push_back(std::move(record)); });
+    contents.valid_bytes = tail.valid_bytes;
+    contents.torn_tail_bytes = tail.torn_tail_bytes;
+    contents.torn_tail_reason = tail.torn_tail_reason;
     return contents;
 }
 
