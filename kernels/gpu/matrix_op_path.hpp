@@ -16,21 +16,13 @@
 #include "gpu/gpu_problem_impl.hpp"
 #include "gpu/matrix_args.hpp"
 #include "gpu/op_events.hpp"
+#include "gpu/op_path_common.hpp"
 #include "gpu/routing_kernels.hpp"
 #include "problem/problem_dims.hpp"
 
 namespace fhmoe::kernels::gpu {
 
 struct MatrixOpPath {
-    static std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
-
-    // The most sorted rows the routing can fill: each expert in use opens at most one block_m
-    // block beyond its entries' own share.
-    static std::int64_t sorted_rows_bound(const ProblemDims& dims, int block_m) {
-        const std::int64_t entries = dims.slot_rows();
-        return ((entries + block_m - 1) / block_m + std::min(dims.experts, entries)) * block_m;
-    }
-
     static bool routes_in_one_launch(const ProblemDims& dims) {
         return dims.slot_rows() <= kFusedRoutingEntries && dims.experts <= kFusedRoutingExperts;
     }
@@ -52,23 +44,23 @@ struct MatrixOpPath {
                   chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out),
               chosen.stage1.k_waves, dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
               bound_gpu_device().multiprocessors)),
-          sorted_ids(count(rows)),
-          sorted_weights(count(rows)),
-          block_experts(count(rows / chosen.block_m + 1)),
+          sorted_ids(element_count(rows)),
+          sorted_weights(element_count(rows)),
+          block_experts(element_count(rows / chosen.block_m + 1)),
           valid_rows(1),
-          expert_rows(count(dims.experts)),
-          a1(count((dims.tokens + 1) * dims.hidden)),
-          a1_scales(count((dims.tokens + 1) * dims.hidden_blocks())),
-          h_bf16(chosen.stage1.fused_fp8_out ? 0 : count(rows * dims.inter)),
-          h_codes(count(rows * dims.inter)),
-          h_scales(count(rows * dims.inter_blocks())),
-          slot_out(atomic ? 0 : count(dims.slot_rows() * dims.hidden)),
+          expert_rows(element_count(dims.experts)),
+          a1(element_count((dims.tokens + 1) * dims.hidden)),
+          a1_scales(element_count((dims.tokens + 1) * dims.hidden_blocks())),
+          h_bf16(chosen.stage1.fused_fp8_out ? 0 : element_count(rows * dims.inter)),
+          h_codes(element_count(rows * dims.inter)),
+          h_scales(element_count(rows * dims.inter_blocks())),
+          slot_out(atomic ? 0 : element_count(dims.slot_rows() * dims.hidden)),
           out(dims.x_elements()),
           tile_counter(1),
-          partials(k_splits > 1 ? count(stage1_tiles * k_splits * chosen.stage1.tile_m *
-                                        chosen.stage1.tile_n * 2)
+          partials(k_splits > 1 ? element_count(stage1_tiles * k_splits * chosen.stage1.tile_m *
+                                                chosen.stage1.tile_n * 2)
                                 : 0),
-          split_counters(k_splits > 1 ? count(stage1_tiles) : 0) {
+          split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
         FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
@@ -92,9 +84,7 @@ struct MatrixOpPath {
                 candidate.block_m};
     }
 
-    ShapeView shape_view() const {
-        return {dims.tokens, dims.hidden, dims.inter, dims.topk, dims.shared_expert};
-    }
+    ShapeView shape_view() const { return shape_view_of(dims); }
 
     void route(const GpuProblem::Impl::Inputs& in, hipStream_t s, const OpEvents* events) {
         if (fused_routing) {

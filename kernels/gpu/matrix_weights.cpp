@@ -26,10 +26,24 @@ struct MatrixShape {
     std::int64_t k;     // K, a multiple of 64
 };
 
+// One weight tile's scale words for rows (row_a, row_b) at mma rows (g, g+8): per pair,
+// row_a's two blocks then row_b's.
+void arrange_scales(const std::uint8_t* scales, MatrixShape m, std::int64_t tile, int g,
+                    std::int64_t row_a, std::int64_t row_b, std::uint8_t* out_scales) {
+    const std::int64_t pairs = m.k / kPairK;
+    const std::int64_t blocks = m.k / kMxBlockSize;
+    for (std::int64_t pair = 0; pair < pairs; ++pair) {
+        std::uint8_t* s = out_scales + ((tile * pairs + pair) * 8 + g) * 4;
+        s[0] = scales[row_a * blocks + 2 * pair];
+        s[1] = scales[row_a * blocks + 2 * pair + 1];
+        s[2] = scales[row_b * blocks + 2 * pair];
+        s[3] = scales[row_b * blocks + 2 * pair + 1];
+    }
+}
+
 void arrange_fp4(const std::uint8_t* codes, const std::uint8_t* scales, MatrixShape m,
                  const TileRows& tile_rows, std::uint8_t* out_codes, std::uint8_t* out_scales) {
     const std::int64_t pairs = m.k / kPairK;
-    const std::int64_t blocks = m.k / kMxBlockSize;
     for (std::int64_t tile = 0; tile < m.rows / kMmaTileRows; ++tile) {
         for (int g = 0; g < 8; ++g) {
             std::int64_t row_a = 0;
@@ -47,19 +61,14 @@ void arrange_fp4(const std::uint8_t* codes, const std::uint8_t* scales, MatrixSh
                         std::memcpy(dst + 8 * half + 4, src_b + byte, 4);
                     }
                 }
-                std::uint8_t* s = out_scales + ((tile * pairs + pair) * 8 + g) * 4;
-                s[0] = scales[row_a * blocks + 2 * pair];
-                s[1] = scales[row_a * blocks + 2 * pair + 1];
-                s[2] = scales[row_b * blocks + 2 * pair];
-                s[3] = scales[row_b * blocks + 2 * pair + 1];
             }
+            arrange_scales(scales, m, tile, g, row_a, row_b, out_scales);
         }
     }
 }
 
 void arrange_fp8(const std::uint8_t* codes, const std::uint8_t* scales, MatrixShape m,
                  const TileRows& tile_rows, std::uint8_t* out_codes, std::uint8_t* out_scales) {
-    const std::int64_t pairs = m.k / kPairK;
     const std::int64_t blocks = m.k / kMxBlockSize;
     for (std::int64_t tile = 0; tile < m.rows / kMmaTileRows; ++tile) {
         for (int g = 0; g < 8; ++g) {
@@ -77,13 +86,7 @@ void arrange_fp8(const std::uint8_t* codes, const std::uint8_t* scales, MatrixSh
                     }
                 }
             }
-            for (std::int64_t pair = 0; pair < pairs; ++pair) {
-                std::uint8_t* s = out_scales + ((tile * pairs + pair) * 8 + g) * 4;
-                s[0] = scales[row_a * blocks + 2 * pair];
-                s[1] = scales[row_a * blocks + 2 * pair + 1];
-                s[2] = scales[row_b * blocks + 2 * pair];
-                s[3] = scales[row_b * blocks + 2 * pair + 1];
-            }
+            arrange_scales(scales, m, tile, g, row_a, row_b, out_scales);
         }
     }
 }

@@ -14,6 +14,7 @@
 #include "gpu/gpu_problem_impl.hpp"
 #include "gpu/launch_plan.hpp"
 #include "gpu/op_events.hpp"
+#include "gpu/op_path_common.hpp"
 #include "gpu/routing_kernels.hpp"
 #include "gpu/stage_args.hpp"
 #include "problem/problem_dims.hpp"
@@ -21,15 +22,6 @@
 namespace fhmoe::kernels::gpu {
 
 struct ScalarOpPath {
-    static std::size_t count(std::int64_t n) { return static_cast<std::size_t>(n); }
-
-    // The most sorted rows the routing can fill: each expert in use opens at most one block_m
-    // block beyond its entries' own share.
-    static std::int64_t split_rows_bound(const ProblemDims& dims, int block_m) {
-        const std::int64_t entries = dims.slot_rows();
-        return ((entries + block_m - 1) / block_m + std::min(dims.experts, entries)) * block_m;
-    }
-
     ScalarOpPath(const family::ShapeKey& shape_key, const family::Candidate& chosen)
         : candidate(chosen),
           dims(shape_key),
@@ -37,25 +29,25 @@ struct ScalarOpPath {
           geometry1(stage1_geometry(chosen.stage1)),
           geometry2(stage2_geometry(chosen.stage2)),
           capacity_rows(dims.slot_rows() + dims.experts * chosen.block_m),
-          sorted_ids(count(capacity_rows)),
-          sorted_weights(count(capacity_rows)),
-          block_experts(count(capacity_rows / chosen.block_m + 1)),
+          sorted_ids(element_count(capacity_rows)),
+          sorted_weights(element_count(capacity_rows)),
+          block_experts(element_count(capacity_rows / chosen.block_m + 1)),
           valid_rows(1),
-          expert_rows(count(dims.experts)),
+          expert_rows(element_count(dims.experts)),
           a1_codes(dims.x_elements()),
-          a1_scales(count(dims.tokens * dims.hidden_blocks())),
-          a2_bf16(chosen.stage1.fused_fp8_out ? 0 : count(dims.slot_rows() * dims.inter)),
-          a2_codes(count(dims.slot_rows() * dims.inter)),
-          a2_scales(count(dims.slot_rows() * dims.inter_blocks())),
-          slot_out(atomic ? 0 : count(dims.slot_rows() * dims.hidden)),
+          a1_scales(element_count(dims.tokens * dims.hidden_blocks())),
+          a2_bf16(chosen.stage1.fused_fp8_out ? 0 : element_count(dims.slot_rows() * dims.inter)),
+          a2_codes(element_count(dims.slot_rows() * dims.inter)),
+          a2_scales(element_count(dims.slot_rows() * dims.inter_blocks())),
+          slot_out(atomic ? 0 : element_count(dims.slot_rows() * dims.hidden)),
           out(dims.x_elements()),
           tile_counter(1),
-          partial_rows(std::min(capacity_rows, split_rows_bound(dims, chosen.block_m))),
+          partial_rows(std::min(capacity_rows, sorted_rows_bound(dims, chosen.block_m))),
           k_splits(stage1_k_splits(geometry1,
                                    (partial_rows + geometry1.tile_m - 1) / geometry1.tile_m *
                                        (dims.inter / geometry1.tile_n),
                                    dims.hidden, bound_gpu_device().multiprocessors)),
-          partials(k_splits > 1 ? count(k_splits * partial_rows * dims.inter * 2) : 0) {
+          partials(k_splits > 1 ? element_count(k_splits * partial_rows * dims.inter * 2) : 0) {
         persistent_workgroups = chosen.stage2.persistent
                                     ? stage2_workgroups_per_multiprocessor(geometry2) *
                                           bound_gpu_device().multiprocessors
@@ -72,9 +64,7 @@ struct ScalarOpPath {
                 candidate.block_m};
     }
 
-    ShapeView shape_view() const {
-        return {dims.tokens, dims.hidden, dims.inter, dims.topk, dims.shared_expert};
-    }
+    ShapeView shape_view() const { return shape_view_of(dims); }
 
     void enqueue(const GpuProblem::Impl::Inputs& in, const GpuProblem::Impl::Weights& w,
                  hipStream_t s, const OpEvents* events) {
