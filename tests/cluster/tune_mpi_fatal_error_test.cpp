@@ -108,12 +108,20 @@ TEST(TuneMpiFatalError, AMemberRankWithoutItsWorkerProgramEndsTheRunWithExitTwo)
     std::filesystem::create_directories(dir);
     place_outputs(dir, outputs);
 
-    // Rank 0 has its worker; ranks 1-3 name one that is not on "their node". They fail when
-    // their first chunk starts, after start-up, while rank 0 measures.
+    // Rank 0 has its worker; ranks 1-3 name one that passes the up-front checks (a regular,
+    // executable file) but cannot start: its interpreter is not on "their node". They fail
+    // when their first chunk starts, after start-up, while rank 0 measures. (A missing worker
+    // is refused before anything runs: cluster_tune_mpi_paths_test.)
     auto args = small_run_args(dir, "sim", 8, kSeed);
     args.insert(args.end(), {"--evidence", dir + "/evidence.h5", "--all"});
+    const std::string broken_worker = dir + "/broken-worker";
+    {
+        std::ofstream script(broken_worker);
+        script << "#!/nonexistent/fhmoe-interpreter\n";
+    }
+    std::filesystem::permissions(broken_worker, std::filesystem::perms::owner_all);
     auto member_args = args;
-    member_args.insert(member_args.end(), {"--worker", dir + "/not-installed/fhmoe_worker"});
+    member_args.insert(member_args.end(), {"--worker", broken_worker});
     TunerLaunch launch(dir, {{1, args}, {kRanks - 1, member_args}});
     const TunerExit exit = launch.wait(kEndsWithin);
     EXPECT_EQ(exit.exit_code, 2) << exit.log;

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Fatal errors after start-up under `srun` (issue #12, item 2): every rank ends within seconds
 # with exit 2, and the outputs of an earlier run are byte-identical afterwards.
-#  1. ranks 1-3 cannot start their worker program (missing on "their node", srun
-#     --multi-prog): they tell rank 0, which checkpoints and stops the run;
+#  1. ranks 1-3 cannot start their worker program (an executable whose interpreter is
+#     missing on "their node", so it passes the up-front checks; srun --multi-prog): they
+#     tell rank 0, which checkpoints and stops the run;
 #  2. rank 0's journal hits a real full disk (a 24 KiB tmpfs) mid-run: rank 0 stops the
 #     other ranks. Skipped (with the reason) where a tmpfs cannot be mounted.
 # Usage: tuner_fatal_error_test.sh <fhmoe_tune_mpi binary>
@@ -46,13 +47,15 @@ run_bounded() {
   echo "$status $((SECONDS - start))"
 }
 
-log "1. ranks 1-3 without their worker program"
+log "1. ranks 1-3 cannot start their worker program"
 dir=$work/member
 mkdir -p "$dir"
 place_outputs "$dir"
+printf '#!/nonexistent/fhmoe-interpreter\n' >"$dir/broken-worker"
+chmod 0755 "$dir/broken-worker"
 cat >"$dir/multi.conf" <<CONF
 0 $tuner $(args "$dir" "$dir/journal")
-1-3 $tuner $(args "$dir" "$dir/journal") --worker $dir/not-installed/fhmoe_worker
+1-3 $tuner $(args "$dir" "$dir/journal") --worker $dir/broken-worker
 CONF
 read -r status seconds < <(run_bounded "$dir/srun.out" -n 4 --chdir="$dir" --multi-prog "$dir/multi.conf")
 tail -n 20 "$dir/srun.out"
