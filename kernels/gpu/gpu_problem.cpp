@@ -66,29 +66,28 @@ std::vector<std::int32_t> relabelled_routing(const Problem& p, std::size_t set) 
     return ids;
 }
 
-GpuProblem::Impl::Weights upload_weights(const Problem& problem) {
+// The eight weight tensors of `source` (the problem's own layouts, or their mma-ready
+// arrangement: the same field names) in device memory.
+template <typename WeightSource>
+GpuProblem::Impl::Weights uploaded_weights(const WeightSource& source) {
     GpuProblem::Impl::Weights w;
-#if defined(FHMOE_GPU_VENDOR_NVIDIA)
-    const gpu::MatrixWeights m = gpu::arrange_matrix_weights(problem);
-    w.w1_fp4 = uploaded(m.w1_fp4);
-    w.w1_scale = uploaded(m.w1_scale);
-    w.w2_fp4 = uploaded(m.w2_fp4);
-    w.w2_scale = uploaded(m.w2_scale);
-    w.shared_w1_fp8 = uploaded(m.shared_w1_fp8);
-    w.shared_w1_scale = uploaded(m.shared_w1_scale);
-    w.shared_w2_fp8 = uploaded(m.shared_w2_fp8);
-    w.shared_w2_scale = uploaded(m.shared_w2_scale);
-#else
-    w.w1_fp4 = uploaded(problem.w1_fp4);
-    w.w1_scale = uploaded(problem.w1_scale);
-    w.w2_fp4 = uploaded(problem.w2_fp4);
-    w.w2_scale = uploaded(problem.w2_scale);
-    w.shared_w1_fp8 = uploaded(problem.shared_w1_fp8);
-    w.shared_w1_scale = uploaded(problem.shared_w1_scale);
-    w.shared_w2_fp8 = uploaded(problem.shared_w2_fp8);
-    w.shared_w2_scale = uploaded(problem.shared_w2_scale);
-#endif
+    w.w1_fp4 = uploaded(source.w1_fp4);
+    w.w1_scale = uploaded(source.w1_scale);
+    w.w2_fp4 = uploaded(source.w2_fp4);
+    w.w2_scale = uploaded(source.w2_scale);
+    w.shared_w1_fp8 = uploaded(source.shared_w1_fp8);
+    w.shared_w1_scale = uploaded(source.shared_w1_scale);
+    w.shared_w2_fp8 = uploaded(source.shared_w2_fp8);
+    w.shared_w2_scale = uploaded(source.shared_w2_scale);
     return w;
+}
+
+GpuProblem::Impl::Weights upload_weights(const Problem& problem) {
+#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+    return uploaded_weights(gpu::arrange_matrix_weights(problem));
+#else
+    return uploaded_weights(problem);
+#endif
 }
 
 }  // namespace

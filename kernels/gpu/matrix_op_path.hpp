@@ -44,11 +44,7 @@ struct MatrixOpPath {
                   chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out),
               chosen.stage1.k_waves, dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
               bound_gpu_device().multiprocessors)),
-          sorted_ids(element_count(rows)),
-          sorted_weights(element_count(rows)),
-          block_experts(element_count(rows / chosen.block_m + 1)),
-          valid_rows(1),
-          expert_rows(element_count(dims.experts)),
+          sorted(rows, chosen.block_m, dims.experts),
           a1(element_count((dims.tokens + 1) * dims.hidden)),
           a1_scales(element_count((dims.tokens + 1) * dims.hidden_blocks())),
           h_bf16(chosen.stage1.fused_fp8_out ? 0 : element_count(rows * dims.inter)),
@@ -79,10 +75,7 @@ struct MatrixOpPath {
         }
     }
 
-    SortedView sorted_view() const {
-        return {sorted_ids.data(), sorted_weights.data(), block_experts.data(), valid_rows.data(),
-                candidate.block_m};
-    }
+    SortedView sorted_view() const { return sorted.view(); }
 
     ShapeView shape_view() const { return shape_view_of(dims); }
 
@@ -97,10 +90,10 @@ struct MatrixOpPath {
             r.topk = dims.topk;
             r.experts = dims.experts;
             r.block_m = candidate.block_m;
-            r.sorted_ids = sorted_ids.data();
-            r.sorted_weights = sorted_weights.data();
-            r.block_experts = block_experts.data();
-            r.valid_rows = valid_rows.data();
+            r.sorted_ids = sorted.sorted_ids.data();
+            r.sorted_weights = sorted.sorted_weights.data();
+            r.block_experts = sorted.block_experts.data();
+            r.valid_rows = sorted.valid_rows.data();
             r.a1 = a1.data();
             r.a1_scales = a1_scales.data();
             r.out_bf16 = atomic ? out.data() : nullptr;
@@ -110,10 +103,7 @@ struct MatrixOpPath {
             return;
         }
         launch_moe_sorting(in.topk_ids.data(), in.topk_weights.data(), dims.tokens, dims.topk,
-                           dims.experts, candidate.block_m,
-                           {sorted_ids.data(), sorted_weights.data(), block_experts.data(),
-                            valid_rows.data(), expert_rows.data()},
-                           s);
+                           dims.experts, candidate.block_m, sorted.buffers(), s);
         if (atomic) FHMOE_GPU_CHECK(hipMemsetAsync(out.data(), 0, out.bytes(), s));
         mark_stage(events, 1, s);
         launch_mxfp8_quant_mma(in.x_bf16.data(), dims.tokens, dims.hidden, a1.data(),
@@ -182,10 +172,9 @@ struct MatrixOpPath {
     }
 
     std::size_t workspace_bytes() const {
-        return sorted_ids.bytes() + sorted_weights.bytes() + block_experts.bytes() +
-               valid_rows.bytes() + expert_rows.bytes() + a1.bytes() + a1_scales.bytes() +
-               h_bf16.bytes() + h_codes.bytes() + h_scales.bytes() + slot_out.bytes() +
-               out.bytes() + tile_counter.bytes() + partials.bytes() + split_counters.bytes();
+        return sorted.bytes() + a1.bytes() + a1_scales.bytes() + h_bf16.bytes() + h_codes.bytes() +
+               h_scales.bytes() + slot_out.bytes() + out.bytes() + tile_counter.bytes() +
+               partials.bytes() + split_counters.bytes();
     }
 
     family::Candidate candidate;
@@ -197,11 +186,7 @@ struct MatrixOpPath {
     std::int64_t stage2_tiles;
     int k_splits;
     int persistent_workgroups = 0;
-    DeviceBuffer<std::int32_t> sorted_ids;
-    DeviceBuffer<float> sorted_weights;
-    DeviceBuffer<std::int32_t> block_experts;
-    DeviceBuffer<std::int32_t> valid_rows;
-    DeviceBuffer<std::int32_t> expert_rows;
+    SortedRouting sorted;
     DeviceBuffer<std::uint8_t> a1;         // [M + 1][H] mma layout
     DeviceBuffer<std::uint8_t> a1_scales;  // [M + 1][H/32]
     DeviceBuffer<std::uint16_t> h_bf16;    // unfused: [rows][I]

@@ -29,11 +29,7 @@ struct ScalarOpPath {
           geometry1(stage1_geometry(chosen.stage1)),
           geometry2(stage2_geometry(chosen.stage2)),
           capacity_rows(dims.slot_rows() + dims.experts * chosen.block_m),
-          sorted_ids(element_count(capacity_rows)),
-          sorted_weights(element_count(capacity_rows)),
-          block_experts(element_count(capacity_rows / chosen.block_m + 1)),
-          valid_rows(1),
-          expert_rows(element_count(dims.experts)),
+          sorted(capacity_rows, chosen.block_m, dims.experts),
           a1_codes(dims.x_elements()),
           a1_scales(element_count(dims.tokens * dims.hidden_blocks())),
           a2_bf16(chosen.stage1.fused_fp8_out ? 0 : element_count(dims.slot_rows() * dims.inter)),
@@ -59,10 +55,7 @@ struct ScalarOpPath {
         return (capacity_rows + g.tile_m - 1) / g.tile_m * (columns / g.tile_n);
     }
 
-    SortedView sorted_view() const {
-        return {sorted_ids.data(), sorted_weights.data(), block_experts.data(), valid_rows.data(),
-                candidate.block_m};
-    }
+    SortedView sorted_view() const { return sorted.view(); }
 
     ShapeView shape_view() const { return shape_view_of(dims); }
 
@@ -70,10 +63,7 @@ struct ScalarOpPath {
                  hipStream_t s, const OpEvents* events) {
         mark_stage(events, 0, s);
         launch_moe_sorting(in.topk_ids.data(), in.topk_weights.data(), dims.tokens, dims.topk,
-                           dims.experts, candidate.block_m,
-                           {sorted_ids.data(), sorted_weights.data(), block_experts.data(),
-                            valid_rows.data(), expert_rows.data()},
-                           s);
+                           dims.experts, candidate.block_m, sorted.buffers(), s);
         if (atomic) FHMOE_GPU_CHECK(hipMemsetAsync(out.data(), 0, out.bytes(), s));
         mark_stage(events, 1, s);
 
@@ -134,10 +124,9 @@ struct ScalarOpPath {
     }
 
     std::size_t workspace_bytes() const {
-        return sorted_ids.bytes() + sorted_weights.bytes() + block_experts.bytes() +
-               valid_rows.bytes() + expert_rows.bytes() + a1_codes.bytes() + a1_scales.bytes() +
-               a2_bf16.bytes() + a2_codes.bytes() + a2_scales.bytes() + slot_out.bytes() +
-               out.bytes() + tile_counter.bytes() + partials.bytes();
+        return sorted.bytes() + a1_codes.bytes() + a1_scales.bytes() + a2_bf16.bytes() +
+               a2_codes.bytes() + a2_scales.bytes() + slot_out.bytes() + out.bytes() +
+               tile_counter.bytes() + partials.bytes();
     }
 
     family::Candidate candidate;
@@ -147,11 +136,7 @@ struct ScalarOpPath {
     TileGeometry geometry2;
     std::int64_t capacity_rows;
     int persistent_workgroups = 0;
-    DeviceBuffer<std::int32_t> sorted_ids;
-    DeviceBuffer<float> sorted_weights;
-    DeviceBuffer<std::int32_t> block_experts;
-    DeviceBuffer<std::int32_t> valid_rows;
-    DeviceBuffer<std::int32_t> expert_rows;
+    SortedRouting sorted;
     DeviceBuffer<std::uint8_t> a1_codes;
     DeviceBuffer<std::uint8_t> a1_scales;
     DeviceBuffer<std::uint16_t> a2_bf16;
