@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "common/bf16.hpp"
 #include "common/e8m0.hpp"
 #include "common/float_bits.hpp"
 #include "common/fp8_e4m3.hpp"
@@ -34,6 +35,13 @@ __device__ inline std::uint8_t quantize_mx_fp8_by_lanes(float value, std::uint8_
     scale = max_abs == 0.0f ? encode_e8m0_exponent(kE8m0MinExponent)
                             : encode_e8m0_exponent(floor_log2_abs(max_abs) - kFp8E4m3MaxExponent);
     return encode_fp8_e4m3_scaled(value, e8m0_exponent(scale));
+}
+
+// The value a code and its block's scale stand for, as BF16 bits: exact (an e4m3 value has 4
+// significant bits, BF16 keeps 8 and has FP32's exponent range); NaN stays NaN.
+__device__ inline std::uint16_t mx_fp8_value_as_bf16(std::uint8_t code, std::uint8_t scale) {
+    if (e8m0_is_nan(scale)) return 0x7FC0;
+    return encode_bf16(ldexpf(decode_fp8_e4m3(code), e8m0_exponent(scale)));
 }
 
 // Where element `element` (0..31) of block `block` of row `row` lives in an mma-layout

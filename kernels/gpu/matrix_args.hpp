@@ -12,6 +12,13 @@
 // the last of them to finish adds the splits in split order (deterministic) and runs the
 // epilogue. Stage2: tile_m sorted rows x tile_n output columns (tile_n / 16 weight tiles),
 // 8 warps: min(8, tiles) take the tiles, the rest split K.
+//
+// Large token tiles (tile_m >= kMatrixSharedTileM, gpu/matrix_shared_gemm.hpp): the warps
+// share each K step's activations, staged in shared memory as BF16 with their scales applied
+// (the quantizers write that copy too), and each warp converts its weight fragment once per
+// step for all its token groups: BF16 instructions, no per-block scale products. There the
+// K warps (stage1 k_waves, stage2's warps beyond its weight tiles) split the token groups of
+// a weight tile instead of its K: no K reduction.
 
 #include <cstdint>
 
@@ -23,6 +30,12 @@ namespace fhmoe::kernels::gpu {
 
 inline constexpr int kMatrixStage2Warps = 8;
 inline constexpr int kMatrixMaxKSplits = 32;
+inline constexpr int kMatrixSharedTileM = 64;
+
+// Whether a stage with this token tile runs the shared-activation kernel.
+FHMOE_HOST_DEVICE inline constexpr bool matrix_uses_shared_tile(int tile_m) {
+    return tile_m >= kMatrixSharedTileM;
+}
 
 struct MatrixStage1Args {
     ShapeView shape;
@@ -39,11 +52,13 @@ struct MatrixStage1Args {
     const std::uint8_t* w1_scale = nullptr;
     const std::uint8_t* shared_w1 = nullptr;  // FP8, mma layout
     const std::uint8_t* shared_w1_scale = nullptr;
-    std::uint16_t* h_bf16 = nullptr;          // [sorted rows][I], unfused
-    std::uint8_t* h_codes = nullptr;          // [sorted rows][I] mma layout, fused
-    std::uint8_t* h_scales = nullptr;         // [sorted rows][I/32], fused
-    float* partials = nullptr;                // k_splits > 1: [tile][split][tile_m][tile_n][2]
-    std::uint32_t* split_counters = nullptr;  // [tile], zero between runs
+    std::uint16_t* h_bf16 = nullptr;           // [sorted rows][I], unfused
+    std::uint8_t* h_codes = nullptr;           // [sorted rows][I] mma layout, fused
+    std::uint8_t* h_scales = nullptr;          // [sorted rows][I/32], fused
+    const std::uint16_t* a1_values = nullptr;  // large tiles: x as BF16 values, [M + 1][H]
+    std::uint16_t* h_values = nullptr;         // fused, stage2 on large tiles: h as BF16 values
+    float* partials = nullptr;                 // k_splits > 1: [tile][split][tile_m][tile_n][2]
+    std::uint32_t* split_counters = nullptr;   // [tile], zero between runs
 };
 
 struct MatrixStage2Args {
@@ -53,10 +68,11 @@ struct MatrixStage2Args {
     int tile_n = 0;
     bool atomic = true;
     bool persistent = false;
-    std::uint32_t* tile_counter = nullptr;   // persistent: the next tile, zeroed per run
-    const std::uint8_t* h_codes = nullptr;   // [sorted rows][I] mma layout
-    const std::uint8_t* h_scales = nullptr;  // [sorted rows][I/32]
-    const std::uint8_t* w2 = nullptr;        // FP4, mma layout
+    std::uint32_t* tile_counter = nullptr;    // persistent: the next tile, zeroed per run
+    const std::uint8_t* h_codes = nullptr;    // [sorted rows][I] mma layout
+    const std::uint8_t* h_scales = nullptr;   // [sorted rows][I/32]
+    const std::uint16_t* h_values = nullptr;  // large tiles: h as BF16 values [rows][I]
+    const std::uint8_t* w2 = nullptr;         // FP4, mma layout
     const std::uint8_t* w2_scale = nullptr;
     const std::uint8_t* shared_w2 = nullptr;  // FP8, mma layout
     const std::uint8_t* shared_w2_scale = nullptr;
@@ -77,13 +93,36 @@ FHMOE_HOST_DEVICE inline constexpr int matrix_ring_bytes_per_warp(int pairs_per_
     return matrix_ring_stages(pairs_per_step, warps) * pairs_per_step * 32 * (2 * 16 + 4);
 }
 
+// The shared-activation kernel's rings: the same depth for every warp's weights and the
+// workgroup's activations (one copy group per step): 3 steps, or 2 when a step of activations
+// (tile_m rows x 128 bytes per pair) passes 16 KiB or the workgroup has more than 8 warps.
+FHMOE_HOST_DEVICE inline constexpr int matrix_shared_stages(int pairs_per_step, int tile_m,
+                                                            int warps) {
+    return warps > 8 || pairs_per_step * tile_m > 128 ? 2 : 3;
+}
+FHMOE_HOST_DEVICE inline constexpr int matrix_shared_weight_ring_bytes(int pairs_per_step,
+                                                                       int tile_m, int warps) {
+    return matrix_shared_stages(pairs_per_step, tile_m, warps) * pairs_per_step * 32 * (2 * 16 + 4);
+}
+FHMOE_HOST_DEVICE inline constexpr int matrix_shared_activation_ring_bytes(int pairs_per_step,
+                                                                           int tile_m, int warps) {
+    return matrix_shared_stages(pairs_per_step, tile_m, warps) * pairs_per_step * tile_m * 128;
+}
+
 // Dynamic shared memory of a stage1 workgroup: the warps' rings (the K warps' partial sums
 // reuse that space once every warp has left its K loop), the tile's activation rows, (fused)
 // the h tile the epilogue quantizes, two flags.
 inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int waves, int k_waves,
                                       bool fused) {
     const int warps = waves * k_waves;
-    const int rings = warps * matrix_ring_bytes_per_warp(matrix_pairs_per_step(tile_k), warps);
+    const int step = matrix_pairs_per_step(tile_k);
+    if (matrix_uses_shared_tile(tile_m)) {
+        // Weight rings, the activation ring, rows, the h tile, flags; no K reduction.
+        return warps * matrix_shared_weight_ring_bytes(step, tile_m, warps) +
+               matrix_shared_activation_ring_bytes(step, tile_m, warps) + tile_m * 4 +
+               (fused ? tile_m * tile_n * 4 : 0) + 16;
+    }
+    const int rings = warps * matrix_ring_bytes_per_warp(step, warps);
     const int reduction = (k_waves - 1) * waves * 32 * (tile_m / 8) * 4 * 4;
     const int rows = tile_m * 4;
     const int staging = fused ? tile_m * tile_n * 4 : 0;
@@ -94,6 +133,13 @@ inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
     const int tiles = tile_n / 16;
     const int warps_n = tiles < kMatrixStage2Warps ? tiles : kMatrixStage2Warps;
     const int k_groups = kMatrixStage2Warps / warps_n;
+    const int step = matrix_pairs_per_step(tile_k);
+    if (matrix_uses_shared_tile(tile_m)) {
+        return kMatrixStage2Warps *
+                   matrix_shared_weight_ring_bytes(step, tile_m, kMatrixStage2Warps) +
+               matrix_shared_activation_ring_bytes(step, tile_m, kMatrixStage2Warps) + tile_m * 4 +
+               16;
+    }
     return kMatrixStage2Warps *
                matrix_ring_bytes_per_warp(matrix_pairs_per_step(tile_k), kMatrixStage2Warps) +
            tile_m * 4 + (k_groups - 1) * warps_n * 32 * (tile_m / 8) * 4 * 4 + 16;
@@ -134,12 +180,15 @@ struct FusedRoutingArgs {
     std::int32_t* valid_rows = nullptr;
     std::uint8_t* a1 = nullptr;
     std::uint8_t* a1_scales = nullptr;
-    std::uint16_t* out_bf16 = nullptr;  // zeroed when not null
+    std::uint16_t* a1_values = nullptr;  // x as BF16 values too, when not null (large tiles)
+    std::uint16_t* out_bf16 = nullptr;   // zeroed when not null
 };
 void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream);
 
-// bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales.
+// bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales,
+// and with `values_bf16` not null the quantized values as BF16 (gpu/matrix_layout.hpp).
 void launch_mxfp8_quant_mma(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
-                            std::uint8_t* codes, std::uint8_t* scales, hipStream_t stream);
+                            std::uint8_t* codes, std::uint8_t* scales, std::uint16_t* values_bf16,
+                            hipStream_t stream);
 
 }  // namespace fhmoe::kernels::gpu

@@ -88,12 +88,11 @@ struct WeightRing {
           scales(reinterpret_cast<std::uint32_t*>(base + kStages * P * 2 * 32 * kLaneBytes)) {}
 };
 
-// Starts the copies of the P pairs from `pair` (those before `end`) into ring slot `slot`, as
-// one copy group (empty past the end, so the group count stays in step).
+// Starts the copies of the P pairs from `pair` (those before `end`) into ring slot `slot`.
 template <int P, int kStages, bool kFp4>
-__device__ __forceinline__ void issue_weight_step(const WeightRing<P, kStages>& ring,
-                                                  const WarpTileOperands& op, int slot,
-                                                  std::int64_t pair, std::int64_t end, int lane) {
+__device__ __forceinline__ void issue_weight_copies(const WeightRing<P, kStages>& ring,
+                                                    const WarpTileOperands& op, int slot,
+                                                    std::int64_t pair, std::int64_t end, int lane) {
     const int g = lane >> 2;
 #pragma unroll
     for (int i = 0; i < P; ++i) {
@@ -108,6 +107,14 @@ __device__ __forceinline__ void issue_weight_step(const WeightRing<P, kStages>& 
         copy_async_4(ring.scales + (slot * P + i) * 32 + lane,
                      op.weight_scales + ((pair + i) * 8 + g) * 4);
     }
+}
+
+// The same as one copy group (empty past the end, so the group count stays in step).
+template <int P, int kStages, bool kFp4>
+__device__ __forceinline__ void issue_weight_step(const WeightRing<P, kStages>& ring,
+                                                  const WarpTileOperands& op, int slot,
+                                                  std::int64_t pair, std::int64_t end, int lane) {
+    issue_weight_copies<P, kStages, kFp4>(ring, op, slot, pair, end, lane);
     commit_copies();
 }
 

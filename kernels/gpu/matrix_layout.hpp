@@ -30,6 +30,10 @@
 //                 row g+8 block 2p, row g+8 block 2p+1.
 //   activations   [row][K/64 pairs][4 t][16 B]: block 2p's elements 8t..8t+7 in the order
 //                 e0 e2 e4 e6 e1 e3 e5 e7, then block 2p+1's; scales stay [row][K/32].
+//   bf16 activations (large token tiles, gpu/matrix_shared_gemm.hpp): the MXFP8 values with
+//                 their scales applied, as BF16 (exact), [row][K/32 blocks][4 t][8 elements]
+//                 in the same element order: a lane's 16 bytes are its four B registers of
+//                 one block's two instructions.
 
 #include <cstdint>
 
@@ -54,6 +58,12 @@ FHMOE_HOST_DEVICE inline std::int64_t activation_pair_offset(std::int64_t row, s
 // the lane is column / 8, the byte (e0 e2 e4 e6 e1 e3 e5 e7 order) comes from column % 8.
 FHMOE_HOST_DEVICE inline int fragment_byte_of(int element_in_lane) {
     return (element_in_lane & 1) * 4 + (element_in_lane >> 1);
+}
+
+// Element index of (row, block, element of the block) in a bf16 activation matrix of K columns.
+FHMOE_HOST_DEVICE inline std::int64_t activation_bf16_index(std::int64_t row, std::int64_t block,
+                                                            int element, std::int64_t k) {
+    return (row * (k / 32) + block) * 32 + (element / 8) * 8 + fragment_byte_of(element % 8);
 }
 
 }  // namespace fhmoe::kernels::gpu

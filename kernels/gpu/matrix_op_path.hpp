@@ -42,7 +42,9 @@ struct MatrixOpPath {
               matrix_stage1_workgroups_per_multiprocessor(
                   chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
                   chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out),
-              chosen.stage1.k_waves, dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
+              // Large token tiles' K warps split token groups, not K.
+              matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
+              dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
               bound_gpu_device().multiprocessors)),
           sorted(rows, chosen.block_m, dims.experts),
           a1(element_count((dims.tokens + 1) * dims.hidden)),
@@ -50,6 +52,11 @@ struct MatrixOpPath {
           h_bf16(chosen.stage1.fused_fp8_out ? 0 : element_count(rows * dims.inter)),
           h_codes(element_count(rows * dims.inter)),
           h_scales(element_count(rows * dims.inter_blocks())),
+          a1_values(matrix_uses_shared_tile(chosen.stage1.tile_m)
+                        ? element_count((dims.tokens + 1) * dims.hidden)
+                        : 0),
+          h_values(matrix_uses_shared_tile(chosen.stage2.tile_m) ? element_count(rows * dims.inter)
+                                                                 : 0),
           slot_out(atomic ? 0 : element_count(dims.slot_rows() * dims.hidden)),
           out(dims.x_elements()),
           tile_counter(1),
@@ -64,6 +71,10 @@ struct MatrixOpPath {
         FHMOE_GPU_CHECK(hipMemset(h_codes.data(), 0, h_codes.bytes()));
         FHMOE_GPU_CHECK(hipMemset(h_scales.data(), 0, h_scales.bytes()));
         if (h_bf16.size() > 0) FHMOE_GPU_CHECK(hipMemset(h_bf16.data(), 0, h_bf16.bytes()));
+        if (a1_values.size() > 0) {
+            FHMOE_GPU_CHECK(hipMemset(a1_values.data(), 0, a1_values.bytes()));
+        }
+        if (h_values.size() > 0) FHMOE_GPU_CHECK(hipMemset(h_values.data(), 0, h_values.bytes()));
         if (split_counters.size() > 0) {
             FHMOE_GPU_CHECK(hipMemset(split_counters.data(), 0, split_counters.bytes()));
         }
@@ -76,6 +87,10 @@ struct MatrixOpPath {
     }
 
     SortedView sorted_view() const { return sorted.view(); }
+
+    static std::uint16_t* values_or_null(DeviceBuffer<std::uint16_t>& values) {
+        return values.size() > 0 ? values.data() : nullptr;
+    }
 
     ShapeView shape_view() const { return shape_view_of(dims); }
 
@@ -96,6 +111,7 @@ struct MatrixOpPath {
             r.valid_rows = sorted.valid_rows.data();
             r.a1 = a1.data();
             r.a1_scales = a1_scales.data();
+            r.a1_values = a1_values.size() > 0 ? a1_values.data() : nullptr;
             r.out_bf16 = atomic ? out.data() : nullptr;
             launch_fused_routing(r, s);
             mark_stage(events, 1, s);
@@ -107,7 +123,7 @@ struct MatrixOpPath {
         if (atomic) FHMOE_GPU_CHECK(hipMemsetAsync(out.data(), 0, out.bytes(), s));
         mark_stage(events, 1, s);
         launch_mxfp8_quant_mma(in.x_bf16.data(), dims.tokens, dims.hidden, a1.data(),
-                               a1_scales.data(), s);
+                               a1_scales.data(), values_or_null(a1_values), s);
         mark_stage(events, 2, s);
     }
 
@@ -134,6 +150,8 @@ struct MatrixOpPath {
         s1.h_bf16 = h_bf16.data();
         s1.h_codes = h_codes.data();
         s1.h_scales = h_scales.data();
+        s1.a1_values = a1_values.data();
+        s1.h_values = values_or_null(h_values);
         s1.partials = partials.data();
         s1.split_counters = split_counters.data();
         launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
@@ -141,7 +159,7 @@ struct MatrixOpPath {
 
         if (!candidate.stage1.fused_fp8_out) {
             launch_mxfp8_quant_mma(h_bf16.data(), rows, dims.inter, h_codes.data(), h_scales.data(),
-                                   s);
+                                   values_or_null(h_values), s);
         }
         mark_stage(events, 4, s);
 
@@ -155,6 +173,7 @@ struct MatrixOpPath {
         s2.tile_counter = tile_counter.data();
         s2.h_codes = h_codes.data();
         s2.h_scales = h_scales.data();
+        s2.h_values = h_values.data();
         s2.w2 = w.w2_fp4.data();
         s2.w2_scale = w.w2_scale.data();
         s2.shared_w2 = w.shared_w2_fp8.data();
@@ -173,8 +192,8 @@ struct MatrixOpPath {
 
     std::size_t workspace_bytes() const {
         return sorted.bytes() + a1.bytes() + a1_scales.bytes() + h_bf16.bytes() + h_codes.bytes() +
-               h_scales.bytes() + slot_out.bytes() + out.bytes() + tile_counter.bytes() +
-               partials.bytes() + split_counters.bytes();
+               h_scales.bytes() + a1_values.bytes() + h_values.bytes() + slot_out.bytes() +
+               out.bytes() + tile_counter.bytes() + partials.bytes() + split_counters.bytes();
     }
 
     family::Candidate candidate;
@@ -187,11 +206,13 @@ struct MatrixOpPath {
     int k_splits;
     int persistent_workgroups = 0;
     SortedRouting sorted;
-    DeviceBuffer<std::uint8_t> a1;         // [M + 1][H] mma layout
-    DeviceBuffer<std::uint8_t> a1_scales;  // [M + 1][H/32]
-    DeviceBuffer<std::uint16_t> h_bf16;    // unfused: [rows][I]
-    DeviceBuffer<std::uint8_t> h_codes;    // [rows][I] mma layout
-    DeviceBuffer<std::uint8_t> h_scales;   // [rows][I/32]
+    DeviceBuffer<std::uint8_t> a1;          // [M + 1][H] mma layout
+    DeviceBuffer<std::uint8_t> a1_scales;   // [M + 1][H/32]
+    DeviceBuffer<std::uint16_t> h_bf16;     // unfused: [rows][I]
+    DeviceBuffer<std::uint8_t> h_codes;     // [rows][I] mma layout
+    DeviceBuffer<std::uint8_t> h_scales;    // [rows][I/32]
+    DeviceBuffer<std::uint16_t> a1_values;  // large stage1 tiles: x as BF16 values, [M + 1][H]
+    DeviceBuffer<std::uint16_t> h_values;   // large stage2 tiles: h as BF16 values, [rows][I]
     DeviceBuffer<std::uint16_t> slot_out;
     DeviceBuffer<std::uint16_t> out;
     DeviceBuffer<std::uint32_t> tile_counter;

@@ -17,6 +17,7 @@
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
+#include "gpu/matrix_shared_gemm.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
@@ -30,85 +31,108 @@ __device__ __forceinline__ std::int64_t entry_token_of(std::int32_t entry) {
     return entry & 0xFFFFFF;
 }
 
-template <int TG, int P, int kThreads>
-__global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
-    extern __shared__ __align__(16) unsigned char shared_bytes[];
+// Where one workgroup's rounds keep what the epilogue needs.
+struct Stage1Tile {
+    std::int64_t tile = 0;
+    int split = 0;
+    std::int64_t row0 = 0;
+    std::int64_t column0 = 0;
+    std::int64_t expert = 0;
+    bool fp4 = true;
+    const int* rows = nullptr;  // shared memory: each tile row's activation row
+    float* staging = nullptr;   // shared memory: the h tile (fused)
+    int groups = 0;             // token groups holding a real row
+};
+
+// Stores groups [first_group, first_group + G) of one weight tile's sums (h column
+// `local_column`): the split's partial sums, or h = SiLU(gate) * up into the staging tile
+// (fused) or the bf16 h matrix.
+template <int G>
+__device__ __forceinline__ void store_sums(const MatrixStage1Args& args, const Stage1Tile& w,
+                                           const float (&acc)[G][4], int first_group,
+                                           int local_column) {
     const ShapeView& s = args.shape;
-    const int tile_m = TG * 8;
-    const std::int64_t n_tiles = s.inter / args.tile_n;
-    const std::int64_t tile = blockIdx.x;
-    const int split = static_cast<int>(blockIdx.y);
-    const std::int64_t row0 = tile / n_tiles * tile_m;
-    if (row0 >= *args.sorted.valid_rows) return;
-    const std::int64_t column0 = tile % n_tiles * args.tile_n;
-    const std::int64_t expert = args.sorted.block_experts[row0 / args.sorted.block_m];
-    const bool fp4 = expert != s.shared_expert;
+    const int t = static_cast<int>(threadIdx.x) & 3;
+#pragma unroll
+    for (int tg = 0; tg < G; ++tg) {
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const int r = (first_group + tg) * 8 + 2 * t + q;
+            const float gate = acc[tg][q];
+            const float up = acc[tg][2 + q];
+            if (args.k_splits > 1) {
+                if (w.rows[r] >= s.tokens) continue;  // padding: nothing to add up
+                float* out = args.partials +
+                             (((w.tile * args.k_splits + w.split) * args.tile_m + r) * args.tile_n +
+                              local_column) *
+                                 2;
+                out[0] = gate;
+                out[1] = up;
+                continue;
+            }
+            const float h = portable_silu(gate) * up;
+            if (args.fused_fp8_out) {
+                w.staging[r * args.tile_n + local_column] = h;
+            } else {
+                args.h_bf16[(w.row0 + r) * s.inter + w.column0 + local_column] = encode_bf16(h);
+            }
+        }
+    }
+}
 
+__device__ __forceinline__ void weight_tile_operands(const MatrixStage1Args& args,
+                                                     const Stage1Tile& w, std::int64_t weight_tile,
+                                                     const std::uint8_t*& weights,
+                                                     const std::uint8_t*& scales) {
+    const std::int64_t pairs = args.shape.hidden / kPairK;
+    if (w.fp4) {
+        const std::int64_t base = w.expert * (2 * args.shape.inter / kMmaTileRows) + weight_tile;
+        weights = args.w1 + base * pairs * kWarpTileBytes;
+        scales = args.w1_scale + base * pairs * 32;
+    } else {
+        weights = args.shared_w1 + weight_tile * 2 * pairs * kWarpTileBytes;
+        scales = args.shared_w1_scale + weight_tile * pairs * 32;
+    }
+}
+
+// Small token tiles: each warp streams its weight tiles against every token group, the K
+// warps split K and add their sums in warp order (deterministic) through shared memory.
+template <int TG, int P, int kThreads>
+__device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
+                                         unsigned char* shared_bytes) {
     constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
-    const int warps_here = static_cast<int>(blockDim.x) / 32;
+    const ShapeView& s = args.shape;
     const int ring_bytes = matrix_ring_bytes_per_warp(P, kThreads / 32);
-    const int reduction_bytes = (args.k_waves - 1) * args.waves * 32 * TG * 4 * 4;
-    const int ring_space = warps_here * ring_bytes;
-    // The K warps' partial sums reuse the rings' space once every warp has left its K loop.
-    float* reduction = reinterpret_cast<float*>(shared_bytes);
-    unsigned char* after_rings =
-        shared_bytes + (ring_space > reduction_bytes ? ring_space : reduction_bytes);
-    int* rows = reinterpret_cast<int*>(after_rings);
-    float* staging = reinterpret_cast<float*>(after_rings + tile_m * 4);
-    int* flags = reinterpret_cast<int*>(staging + (args.fused_fp8_out ? tile_m * args.tile_n : 0));
-    int& real_rows = flags[0];  // a block's real rows come first, then its padding
-    int& is_last = flags[1];
-
-    const int threads = static_cast<int>(blockDim.x);
-    if (threadIdx.x == 0) real_rows = tile_m;
-    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
-        const std::int64_t token = entry_token_of(args.sorted.sorted_ids[row0 + i]);
-        rows[i] = static_cast<int>(token < s.tokens ? token : s.tokens);  // row M is zeros
-    }
-    __syncthreads();
-    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
-        if (rows[i] >= s.tokens && (i == 0 || rows[i - 1] < s.tokens)) real_rows = i;
-    }
-    __syncthreads();
-
+    float* reduction = reinterpret_cast<float*>(shared_bytes);  // reuses the rings' space
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int g = lane >> 2;
-    const int t = lane & 3;
     const int wn = warp % args.waves;
     const int kw = warp / args.waves;
     const std::int64_t pairs = s.hidden / kPairK;
     const std::int64_t parts = static_cast<std::int64_t>(args.k_splits) * args.k_waves;
-    const std::int64_t part = static_cast<std::int64_t>(split) * args.k_waves + kw;
+    const std::int64_t part = static_cast<std::int64_t>(w.split) * args.k_waves + kw;
     const std::int64_t first_pair = part * pairs / parts;
     const std::int64_t end_pair = (part + 1) * pairs / parts;
-    const std::int64_t weight_tiles = 2 * s.inter / kMmaTileRows;
 
     WarpTileOperands op;
     op.activations = args.a1;
     op.activation_scales = args.a1_scales;
     op.k = s.hidden;
-    op.rows = rows;
-    op.groups = (real_rows + 7) / 8;
+    op.rows = w.rows;
+    op.groups = w.groups;
     op.ring = shared_bytes + warp * ring_bytes;
-    op.weight_factor = fp4 ? kFp4AsFp16Factor : 1.0f;
+    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
 
-    const int tiles_in_workgroup = args.tile_n / 8;
-    const int rounds = tiles_in_workgroup / args.waves;
+    const int rounds = args.tile_n / 8 / args.waves;
     for (int round = 0; round < rounds; ++round) {
         const int local_tile = round * args.waves + wn;
-        const std::int64_t weight_tile = column0 / 8 + local_tile;
         float acc[TG][4];
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
-        if (fp4) {
-            const std::int64_t base = expert * weight_tiles + weight_tile;
-            op.weights = args.w1 + base * pairs * kWarpTileBytes;
-            op.weight_scales = args.w1_scale + base * pairs * 32;
+        weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
+        if (w.fp4) {
             accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
         } else {
-            op.weights = args.shared_w1 + weight_tile * 2 * pairs * kWarpTileBytes;
-            op.weight_scales = args.shared_w1_scale + weight_tile * pairs * 32;
             accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
         }
 
@@ -138,35 +162,125 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
             __syncthreads();  // the next round rewrites the reduction space
         }
         if (kw != 0) continue;
-
-        const int local_column = local_tile * 8 + g;
-#pragma unroll
-        for (int tg = 0; tg < TG; ++tg) {
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                const int r = tg * 8 + 2 * t + q;
-                const float gate = acc[tg][q];
-                const float up = acc[tg][2 + q];
-                if (args.k_splits > 1) {
-                    if (rows[r] >= s.tokens) continue;  // padding: nothing to add up
-                    float* out = args.partials +
-                                 (((tile * args.k_splits + split) * tile_m + r) * args.tile_n +
-                                  local_column) *
-                                     2;
-                    out[0] = gate;
-                    out[1] = up;
-                    continue;
-                }
-                const float h = portable_silu(gate) * up;
-                if (args.fused_fp8_out) {
-                    staging[r * args.tile_n + local_column] = h;
-                } else {
-                    args.h_bf16[(row0 + r) * s.inter + column0 + local_column] = encode_bf16(h);
-                }
-            }
-        }
+        store_sums<TG>(args, w, acc, 0, local_tile * 8 + (lane >> 2));
     }
+}
 
+// Large token tiles (gpu/matrix_shared_gemm.hpp): the workgroup shares each K step's
+// activations; the K warps take G = TG / k_waves token groups each of the same weight tile.
+template <int G, int TG, int P, int kThreads>
+__device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
+                                          unsigned char* shared_bytes) {
+    constexpr int kTileM = TG * 8;
+    constexpr int kStages = matrix_shared_stages(P, kTileM, kThreads / 32);
+    const ShapeView& s = args.shape;
+    const int warps_here = static_cast<int>(blockDim.x) / 32;
+    const int ring_bytes = matrix_shared_weight_ring_bytes(P, kTileM, kThreads / 32);
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int wn = warp % args.waves;
+    const int kw = warp / args.waves;
+    const std::int64_t pairs = s.hidden / kPairK;
+    const std::int64_t first_pair = w.split * pairs / args.k_splits;
+    const std::int64_t end_pair = (w.split + 1) * pairs / args.k_splits;
+
+    SharedTileOperands op;
+    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
+    op.activations = args.a1_values;
+    op.k = s.hidden;
+    op.rows = w.rows;
+    op.groups = w.groups;
+    op.first_group = kw * G;
+    op.warp_groups = w.groups - op.first_group < 0   ? 0
+                     : w.groups - op.first_group > G ? G
+                                                     : w.groups - op.first_group;
+    op.weight_ring = shared_bytes + warp * ring_bytes;
+    op.activation_ring = reinterpret_cast<uint4*>(shared_bytes + warps_here * ring_bytes);
+
+    const int rounds = args.tile_n / 8 / args.waves;
+    for (int round = 0; round < rounds; ++round) {
+        const int local_tile = round * args.waves + wn;
+        float acc[G][4];
+#pragma unroll
+        for (int tg = 0; tg < G; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+        weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
+        if (w.fp4) {
+            accumulate_pairs_shared<G, kTileM, P, kStages, true>(acc, op, first_pair, end_pair);
+        } else {
+            accumulate_pairs_shared<G, kTileM, P, kStages, false>(acc, op, first_pair, end_pair);
+        }
+        store_sums<G>(args, w, acc, op.first_group, local_tile * 8 + (lane >> 2));
+    }
+}
+
+template <int TG, int P, int kThreads>
+__global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
+    extern __shared__ __align__(16) unsigned char shared_bytes[];
+    const ShapeView& s = args.shape;
+    constexpr int kTileM = TG * 8;
+    constexpr bool kShared = matrix_uses_shared_tile(kTileM);
+    Stage1Tile w;
+    const std::int64_t n_tiles = s.inter / args.tile_n;
+    w.tile = blockIdx.x;
+    w.split = static_cast<int>(blockIdx.y);
+    w.row0 = w.tile / n_tiles * kTileM;
+    if (w.row0 >= *args.sorted.valid_rows) return;
+    w.column0 = w.tile % n_tiles * args.tile_n;
+    w.expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    w.fp4 = w.expert != s.shared_expert;
+    const std::int64_t row0 = w.row0;
+    const std::int64_t column0 = w.column0;
+    const std::int64_t tile = w.tile;
+    const int tile_m = kTileM;
+
+    // Shared memory: the rings (and the small tiles' K reduction reusing them), the rows, the
+    // h tile (fused), two flags.
+    const int warps_here = static_cast<int>(blockDim.x) / 32;
+    int front_bytes = 0;
+    if constexpr (kShared) {
+        front_bytes = warps_here * matrix_shared_weight_ring_bytes(P, kTileM, kThreads / 32) +
+                      matrix_shared_activation_ring_bytes(P, kTileM, kThreads / 32);
+    } else {
+        const int rings = warps_here * matrix_ring_bytes_per_warp(P, kThreads / 32);
+        const int reduction = (args.k_waves - 1) * args.waves * 32 * TG * 4 * 4;
+        front_bytes = rings > reduction ? rings : reduction;
+    }
+    int* rows = reinterpret_cast<int*>(shared_bytes + front_bytes);
+    float* staging = reinterpret_cast<float*>(shared_bytes + front_bytes + tile_m * 4);
+    int* flags = reinterpret_cast<int*>(staging + (args.fused_fp8_out ? tile_m * args.tile_n : 0));
+    int& real_rows = flags[0];  // a block's real rows come first, then its padding
+    int& is_last = flags[1];
+
+    const int threads = static_cast<int>(blockDim.x);
+    if (threadIdx.x == 0) real_rows = tile_m;
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
+        const std::int64_t token = entry_token_of(args.sorted.sorted_ids[row0 + i]);
+        rows[i] = static_cast<int>(token < s.tokens ? token : s.tokens);  // row M is zeros
+    }
+    __syncthreads();
+    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
+        if (rows[i] >= s.tokens && (i == 0 || rows[i - 1] < s.tokens)) real_rows = i;
+    }
+    __syncthreads();
+    w.rows = rows;
+    w.staging = staging;
+    w.groups = (real_rows + 7) / 8;
+
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    if constexpr (kShared) {
+        switch (args.k_waves) {
+            case 1: stage1_shared_tile_rounds<TG, TG, P, kThreads>(args, w, shared_bytes); break;
+            case 2:
+                stage1_shared_tile_rounds<TG / 2, TG, P, kThreads>(args, w, shared_bytes);
+                break;
+            default:
+                stage1_shared_tile_rounds<TG / 4, TG, P, kThreads>(args, w, shared_bytes);
+                break;
+        }
+    } else {
+        stage1_small_tile_rounds<TG, P, kThreads>(args, w, shared_bytes);
+    }
     if (args.k_splits > 1) {
         // The last workgroup of this tile to finish adds the splits, in split order.
         __threadfence();
@@ -229,6 +343,10 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
             quantize_mx_fp8_by_lanes(staging[r * args.tile_n + b * kMxBlockSize + lane], scale);
         args.h_codes[mma_code_offset(row0 + r, block, lane, s.inter)] = code;
         if (lane == 0) args.h_scales[(row0 + r) * (s.inter / kMxBlockSize) + block] = scale;
+        if (args.h_values != nullptr) {
+            args.h_values[activation_bf16_index(row0 + r, block, lane, s.inter)] =
+                mx_fp8_value_as_bf16(code, scale);
+        }
     }
 }
 

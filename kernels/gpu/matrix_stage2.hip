@@ -12,53 +12,87 @@
 
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
+#include "gpu/matrix_shared_gemm.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
 
 constexpr int kThreads = kMatrixStage2Warps * 32;
 
-template <int TG, int P>
-__device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
-                                unsigned char* shared_bytes) {
+// Groups [first_group, first_group + G) of one weight tile's sums (output columns `column`,
+// `column` + 1) times the routing weight: one 32-bit atomic per column pair (atomic) or a store
+// into the token's slot row (reduce). Padding rows add nothing.
+template <int G>
+__device__ __forceinline__ void store_columns(const MatrixStage2Args& args,
+                                              const float (&acc)[G][4], int first_group, int groups,
+                                              std::int64_t row0, std::int64_t column) {
     const ShapeView& s = args.shape;
-    const int tile_m = TG * 8;
-    const std::int64_t n_tiles = s.hidden / args.tile_n;
-    const std::int64_t row0 = tile / n_tiles * tile_m;
-    const std::int64_t column0 = tile % n_tiles * args.tile_n;
-    const std::int64_t expert = args.sorted.block_experts[row0 / args.sorted.block_m];
-    const bool fp4 = expert != s.shared_expert;
+    const int t = static_cast<int>(threadIdx.x) & 3;
+#pragma unroll
+    for (int tg = 0; tg < G; ++tg) {
+        if (first_group + tg >= groups) break;
+#pragma unroll
+        for (int q = 0; q < 2; ++q) {
+            const std::int64_t row = row0 + (first_group + tg) * 8 + 2 * t + q;
+            const std::int32_t entry = args.sorted.sorted_ids[row];
+            const std::int64_t token = entry & 0xFFFFFF;
+            if (token >= s.tokens) continue;  // padding row
+            const float weight = args.sorted.sorted_weights[row];
+            const __nv_bfloat162 pair =
+                __floats2bfloat162_rn(acc[tg][q] * weight, acc[tg][2 + q] * weight);
+            if (args.atomic) {
+                atomicAdd(
+                    reinterpret_cast<__nv_bfloat162*>(args.out_bf16 + token * s.hidden + column),
+                    pair);
+            } else {
+                const std::int64_t slot_row = token * s.topk + (entry >> 24);
+                *reinterpret_cast<__nv_bfloat162*>(args.slot_out + slot_row * s.hidden + column) =
+                    pair;
+            }
+        }
+    }
+}
 
+// Where one workgroup's tile starts and what its rows are.
+struct Stage2Tile {
+    std::int64_t row0 = 0;
+    std::int64_t column0 = 0;
+    std::int64_t expert = 0;
+    bool fp4 = true;
+    const int* rows = nullptr;  // shared memory: the tile's sorted rows
+    int groups = 0;             // token groups holding a real row
+};
+
+__device__ __forceinline__ void stage2_weight_operands(const MatrixStage2Args& args,
+                                                       const Stage2Tile& w,
+                                                       std::int64_t weight_tile,
+                                                       const std::uint8_t*& weights,
+                                                       const std::uint8_t*& scales) {
+    const std::int64_t pairs = args.shape.inter / kPairK;
+    if (w.fp4) {
+        const std::int64_t base = w.expert * (args.shape.hidden / kMmaTileRows) + weight_tile;
+        weights = args.w2 + base * pairs * kWarpTileBytes;
+        scales = args.w2_scale + base * pairs * 32;
+    } else {
+        weights = args.shared_w2 + weight_tile * 2 * pairs * kWarpTileBytes;
+        scales = args.shared_w2_scale + weight_tile * pairs * 32;
+    }
+}
+
+// Small token tiles: min(8, tiles) warps take the weight tiles, the rest split K and add
+// their sums in warp order through shared memory.
+template <int TG, int P>
+__device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Stage2Tile& w,
+                                         unsigned char* shared_bytes, float* reduction) {
+    constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
+    const int ring_bytes = matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
+    const ShapeView& s = args.shape;
     const int weight_tiles_here = args.tile_n / kMmaTileRows;
     const int warps_n =
         weight_tiles_here < kMatrixStage2Warps ? weight_tiles_here : kMatrixStage2Warps;
     const int k_groups = kMatrixStage2Warps / warps_n;
-    constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
-    const int ring_bytes = matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
-    unsigned char* after_rings = shared_bytes + kMatrixStage2Warps * ring_bytes;
-    int* rows = reinterpret_cast<int*>(after_rings);
-    float* reduction = reinterpret_cast<float*>(after_rings + tile_m * 4);
-    int& real_rows = *reinterpret_cast<int*>(reduction + (k_groups - 1) * warps_n * 32 * TG * 4);
-    if (threadIdx.x == 0) real_rows = tile_m;
-    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += kThreads) {
-        rows[i] = static_cast<int>(row0 + i);
-    }
-    __syncthreads();
-    // A block's real rows come first, then its padding; a tile of padding only does nothing.
-    for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += kThreads) {
-        const bool padding = (args.sorted.sorted_ids[row0 + i] & 0xFFFFFF) >= s.tokens;
-        const bool previous_real =
-            i > 0 && (args.sorted.sorted_ids[row0 + i - 1] & 0xFFFFFF) < s.tokens;
-        if (padding && (i == 0 || previous_real)) real_rows = i;
-    }
-    __syncthreads();
-    const int groups = (real_rows + 7) / 8;
-    if (groups == 0) return;
-
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    const int g = lane >> 2;
-    const int t = lane & 3;
     const int wn = warp % warps_n;
     const int kg = warp / warps_n;
     const std::int64_t pairs = s.inter / kPairK;
@@ -69,27 +103,22 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     op.activations = args.h_codes;
     op.activation_scales = args.h_scales;
     op.k = s.inter;
-    op.rows = rows;
-    op.groups = groups;
+    op.rows = w.rows;
+    op.groups = w.groups;
     op.ring = shared_bytes + warp * ring_bytes;
-    op.weight_factor = fp4 ? kFp4AsFp16Factor : 1.0f;
-    const std::int64_t expert_tiles = s.hidden / kMmaTileRows;
+    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
 
     const int rounds = weight_tiles_here / warps_n;
     for (int round = 0; round < rounds; ++round) {
         const int local_tile = round * warps_n + wn;
-        const std::int64_t weight_tile = column0 / kMmaTileRows + local_tile;
         float acc[TG][4];
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
-        if (fp4) {
-            const std::int64_t base = expert * expert_tiles + weight_tile;
-            op.weights = args.w2 + base * pairs * kWarpTileBytes;
-            op.weight_scales = args.w2_scale + base * pairs * 32;
+        stage2_weight_operands(args, w, w.column0 / kMmaTileRows + local_tile, op.weights,
+                               op.weight_scales);
+        if (w.fp4) {
             accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
         } else {
-            op.weights = args.shared_w2 + weight_tile * 2 * pairs * kWarpTileBytes;
-            op.weight_scales = args.shared_w2_scale + weight_tile * pairs * 32;
             accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
         }
         if (k_groups > 1) {
@@ -115,30 +144,110 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
             __syncthreads();
         }
         if (kg != 0) continue;
-        const std::int64_t column = column0 + local_tile * kMmaTileRows + 2 * g;
+        store_columns<TG>(args, acc, 0, w.groups, w.row0,
+                          w.column0 + local_tile * kMmaTileRows + 2 * (lane >> 2));
+    }
+}
+
+// Large token tiles (gpu/matrix_shared_gemm.hpp): the warps share each K step's h rows; the
+// warps beyond the weight tiles take G = TG / (8 / tiles) token groups each of the same tile.
+template <int G, int TG, int P>
+__device__ void stage2_shared_tile_rounds(const MatrixStage2Args& args, const Stage2Tile& w,
+                                          unsigned char* shared_bytes) {
+    constexpr int kTileM = TG * 8;
+    constexpr int kStages = matrix_shared_stages(P, kTileM, kMatrixStage2Warps);
+    const int ring_bytes = matrix_shared_weight_ring_bytes(P, kTileM, kMatrixStage2Warps);
+    const ShapeView& s = args.shape;
+    const int weight_tiles_here = args.tile_n / kMmaTileRows;
+    const int warps_n =
+        weight_tiles_here < kMatrixStage2Warps ? weight_tiles_here : kMatrixStage2Warps;
+    const int warp = static_cast<int>(threadIdx.x) >> 5;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int wn = warp % warps_n;
+    const int kg = warp / warps_n;
+
+    SharedTileOperands op;
+    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
+    op.activations = args.h_values;
+    op.k = s.inter;
+    op.rows = w.rows;
+    op.groups = w.groups;
+    op.first_group = kg * G;
+    op.warp_groups = w.groups - op.first_group < 0   ? 0
+                     : w.groups - op.first_group > G ? G
+                                                     : w.groups - op.first_group;
+    op.weight_ring = shared_bytes + warp * ring_bytes;
+    op.activation_ring = reinterpret_cast<uint4*>(shared_bytes + kMatrixStage2Warps * ring_bytes);
+
+    const int rounds = weight_tiles_here / warps_n;
+    for (int round = 0; round < rounds; ++round) {
+        const int local_tile = round * warps_n + wn;
+        float acc[G][4];
 #pragma unroll
-        for (int tg = 0; tg < TG; ++tg) {
-            if (tg >= groups) break;
-#pragma unroll
-            for (int q = 0; q < 2; ++q) {
-                const std::int64_t row = row0 + tg * 8 + 2 * t + q;
-                const std::int32_t entry = args.sorted.sorted_ids[row];
-                const std::int64_t token = entry & 0xFFFFFF;
-                if (token >= s.tokens) continue;  // padding row
-                const float weight = args.sorted.sorted_weights[row];
-                const __nv_bfloat162 pair =
-                    __floats2bfloat162_rn(acc[tg][q] * weight, acc[tg][2 + q] * weight);
-                if (args.atomic) {
-                    atomicAdd(reinterpret_cast<__nv_bfloat162*>(args.out_bf16 + token * s.hidden +
-                                                                column),
-                              pair);
-                } else {
-                    const std::int64_t slot_row = token * s.topk + (entry >> 24);
-                    *reinterpret_cast<__nv_bfloat162*>(args.slot_out + slot_row * s.hidden +
-                                                       column) = pair;
-                }
-            }
+        for (int tg = 0; tg < G; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+        stage2_weight_operands(args, w, w.column0 / kMmaTileRows + local_tile, op.weights,
+                               op.weight_scales);
+        if (w.fp4) {
+            accumulate_pairs_shared<G, kTileM, P, kStages, true>(acc, op, 0, s.inter / kPairK);
+        } else {
+            accumulate_pairs_shared<G, kTileM, P, kStages, false>(acc, op, 0, s.inter / kPairK);
         }
+        store_columns<G>(args, acc, op.first_group, w.groups, w.row0,
+                         w.column0 + local_tile * kMmaTileRows + 2 * (lane >> 2));
+    }
+}
+
+template <int TG, int P>
+__device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
+                                unsigned char* shared_bytes) {
+    const ShapeView& s = args.shape;
+    constexpr int kTileM = TG * 8;
+    constexpr bool kShared = matrix_uses_shared_tile(kTileM);
+    const std::int64_t n_tiles = s.hidden / args.tile_n;
+    Stage2Tile w;
+    w.row0 = tile / n_tiles * kTileM;
+    w.column0 = tile % n_tiles * args.tile_n;
+    w.expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    w.fp4 = w.expert != s.shared_expert;
+
+    const int weight_tiles_here = args.tile_n / kMmaTileRows;
+    const int warps_n =
+        weight_tiles_here < kMatrixStage2Warps ? weight_tiles_here : kMatrixStage2Warps;
+    const int k_groups = kMatrixStage2Warps / warps_n;
+    // Shared memory: the rings, the rows, the small tiles' K reduction, the real row count.
+    const int front_bytes =
+        kShared
+            ? kMatrixStage2Warps * matrix_shared_weight_ring_bytes(P, kTileM, kMatrixStage2Warps) +
+                  matrix_shared_activation_ring_bytes(P, kTileM, kMatrixStage2Warps)
+            : kMatrixStage2Warps * matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
+    int* rows = reinterpret_cast<int*>(shared_bytes + front_bytes);
+    float* reduction = reinterpret_cast<float*>(shared_bytes + front_bytes + kTileM * 4);
+    int& real_rows =
+        *reinterpret_cast<int*>(reduction + (kShared ? 0 : (k_groups - 1) * warps_n * 32 * TG * 4));
+    if (threadIdx.x == 0) real_rows = kTileM;
+    for (int i = static_cast<int>(threadIdx.x); i < kTileM; i += kThreads) {
+        rows[i] = static_cast<int>(w.row0 + i);
+    }
+    __syncthreads();
+    // A block's real rows come first, then its padding; a tile of padding only does nothing.
+    for (int i = static_cast<int>(threadIdx.x); i < kTileM; i += kThreads) {
+        const bool padding = (args.sorted.sorted_ids[w.row0 + i] & 0xFFFFFF) >= s.tokens;
+        const bool previous_real =
+            i > 0 && (args.sorted.sorted_ids[w.row0 + i - 1] & 0xFFFFFF) < s.tokens;
+        if (padding && (i == 0 || previous_real)) real_rows = i;
+    }
+    __syncthreads();
+    w.rows = rows;
+    w.groups = (real_rows + 7) / 8;
+    if (w.groups == 0) return;
+    if constexpr (kShared) {
+        if (k_groups == 1) {
+            stage2_shared_tile_rounds<TG, TG, P>(args, w, shared_bytes);
+        } else {
+            stage2_shared_tile_rounds<TG / 2, TG, P>(args, w, shared_bytes);
+        }
+    } else {
+        stage2_small_tile_rounds<TG, P>(args, w, shared_bytes, reduction);
     }
 }
 

@@ -16,6 +16,9 @@
 #error "gpu/mma_fragments.hpp is for the NVIDIA matrix path"
 #endif
 
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
 #include <cstdint>
 
 namespace fhmoe::kernels::gpu {
@@ -31,6 +34,29 @@ __device__ __forceinline__ void mma_f16(float (&d)[4], const std::uint32_t (&a)[
         "{%8,%9}, {%0,%1,%2,%3};\n"
         : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
         : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// d += a * b on one m16n8k16 tile, BF16 operands, FP32 accumulators: the large token tiles'
+// instruction (gpu/matrix_shared_gemm.hpp), whose operands carry their scales.
+__device__ __forceinline__ void mma_bf16(float (&d)[4], const std::uint32_t (&a)[4],
+                                         std::uint32_t b0, std::uint32_t b1) {
+    asm volatile(
+        "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, "
+        "{%8,%9}, {%0,%1,%2,%3};\n"
+        : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b0), "r"(b1));
+}
+
+// An FP16 pair times `factor`, as a BF16 pair. Exact for the matrix path's operands: an FP4 or
+// FP8 value has at most 4 significant bits, BF16 keeps 8 and has FP32's exponent range.
+__device__ __forceinline__ std::uint32_t scaled_f16x2_to_bf16x2(std::uint32_t pair, float factor) {
+    __half2 h;
+    __builtin_memcpy(&h, &pair, sizeof h);
+    const float2 v = __half22float2(h);
+    const __nv_bfloat162 r = __floats2bfloat162_rn(v.x * factor, v.y * factor);
+    std::uint32_t out;
+    __builtin_memcpy(&out, &r, sizeof out);
+    return out;
 }
 
 // Two e4m3 bytes (bits 0-15 of `word` when `high` is false, else 16-31) -> an FP16 pair, the

@@ -32,7 +32,7 @@ __global__ void quantize_rows_mxfp8(const std::uint16_t* input, std::int64_t blo
 // matrix path's mma layout.
 __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t blocks,
                                         std::int64_t columns, std::uint8_t* codes,
-                                        std::uint8_t* scales) {
+                                        std::uint8_t* scales, std::uint16_t* values_bf16) {
     const std::int64_t block =
         (static_cast<std::int64_t>(blockIdx.x) * kQuantThreads + threadIdx.x) / 32;
     const int lane = static_cast<int>(threadIdx.x) % 32;
@@ -43,17 +43,22 @@ __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t
     const std::int64_t per_row = columns / kMxBlockSize;
     codes[mma_code_offset(block / per_row, block % per_row, lane, columns)] = code;
     if (lane == 0) scales[block] = scale;
+    if (values_bf16 != nullptr) {
+        values_bf16[activation_bf16_index(block / per_row, block % per_row, lane, columns)] =
+            mx_fp8_value_as_bf16(code, scale);
+    }
 }
 
 }  // namespace
 
 void launch_mxfp8_quant_mma(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
-                            std::uint8_t* codes, std::uint8_t* scales, hipStream_t stream) {
+                            std::uint8_t* codes, std::uint8_t* scales, std::uint16_t* values_bf16,
+                            hipStream_t stream) {
     const std::int64_t blocks = rows * columns / kMxBlockSize;
     const std::int64_t per_workgroup = kQuantThreads / 32;
     const auto grid = static_cast<unsigned>((blocks + per_workgroup - 1) / per_workgroup);
     quantize_rows_mxfp8_mma<<<grid, kQuantThreads, 0, stream>>>(input, blocks, columns, codes,
-                                                                scales);
+                                                                scales, values_bf16);
     FHMOE_GPU_CHECK_LAUNCH();
 }
 

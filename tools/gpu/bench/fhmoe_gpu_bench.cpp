@@ -8,7 +8,7 @@
 // L2 cache. A table for people, not a test (METHOD.md).
 //
 //   fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] [--warmup 5]
-//                   [--reference-max-tokens 4096] [--candidates N]
+//                   [--reference-max-tokens 4096] [--candidates all|default|LABEL,...]
 
 #include <algorithm>
 #include <chrono>
@@ -42,12 +42,13 @@ struct Options {
     int iters = 30;
     int warmup = 5;
     std::int64_t reference_max_tokens = 4096;
+    std::string candidates = "all";  // all, default (profiling) or one candidate's label
 };
 
 [[noreturn]] void usage(int code) {
     std::fprintf(code == 0 ? stdout : stderr,
                  "usage: fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] "
-                 "[--warmup 5] [--reference-max-tokens 4096]\n"
+                 "[--warmup 5] [--reference-max-tokens 4096] [--candidates all|default|LABEL,...]\n"
                  "Times the gpu backend's candidates on DSV4 I384 (eager and graph replay) and "
                  "prints the fastest per token beside the MXFP4 memory floor.\n");
     std::exit(code);
@@ -75,6 +76,8 @@ Options parse(int argc, char** argv) {
                 o.warmup = std::max(0, std::stoi(value));
             } else if (flag == "--reference-max-tokens") {
                 o.reference_max_tokens = std::stoll(value);
+            } else if (flag == "--candidates") {
+                o.candidates = value;
             } else {
                 std::fprintf(stderr, "fhmoe_gpu_bench: unknown flag %s\n", flag.c_str());
                 usage(2);
@@ -99,7 +102,10 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
             for (int waves : {1, 2, 4}) {
                 for (int kw : {1, 2, 4}) {
                     if (waves * kw < 2) continue;
-                    for (int s1k : {128, 256}) {
+                    // Large token tiles stage activations per K step: short steps too.
+                    const std::vector<int> steps =
+                        bm >= 64 ? std::vector<int>{64, 128, 256} : std::vector<int>{128, 256};
+                    for (int s1k : steps) {
                         const Candidate c{bm,
                                           {bm, s1n, s1k, waves, kw, g, true},
                                           {bm, 128, 128, Stage2Mode::atomic, false}};
@@ -229,7 +235,15 @@ int main(int argc, char** argv) {
         std::vector<std::uint16_t> out(problem.x_bf16.size());
         const Candidate default_candidate = fhmoe::family::default_candidate(shape);
         Row best_here;
-        for (const Candidate& candidate : bench_candidates(shape)) {
+        std::vector<Candidate> candidates;
+        for (const Candidate& c : bench_candidates(shape)) {
+            if (options.candidates == "all" ||
+                (options.candidates == "default" && c == default_candidate) ||
+                ("," + options.candidates + ",").find("," + label(c) + ",") != std::string::npos) {
+                candidates.push_back(c);
+            }
+        }
+        for (const Candidate& candidate : candidates) {
             std::unique_ptr<fhmoe::kernels::GpuFhmoeOp> op;
             try {
                 op = std::make_unique<fhmoe::kernels::GpuFhmoeOp>(shape, candidate);
