@@ -213,7 +213,10 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
     }
 }
 
-template <int TG, int P, int kThreads>
+// KW: the large token tiles' k_waves as a template argument (each its own kernel: one
+// workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
+// the small tiles read args.k_waves and are built with KW = 1.
+template <int TG, int P, int kThreads, int KW>
 __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
@@ -269,15 +272,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     if constexpr (kShared) {
-        switch (args.k_waves) {
-            case 1: stage1_shared_tile_rounds<TG, TG, P, kThreads>(args, w, shared_bytes); break;
-            case 2:
-                stage1_shared_tile_rounds<TG / 2, TG, P, kThreads>(args, w, shared_bytes);
-                break;
-            default:
-                stage1_shared_tile_rounds<TG / 4, TG, P, kThreads>(args, w, shared_bytes);
-                break;
-        }
+        stage1_shared_tile_rounds<TG / KW, TG, P, kThreads>(args, w, shared_bytes);
     } else {
         stage1_small_tile_rounds<TG, P, kThreads>(args, w, shared_bytes);
     }
@@ -352,35 +347,49 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
 
 using Stage1Kernel = void (*)(MatrixStage1Args);
 
+template <int TG, int P, int kThreads>
+Stage1Kernel pick_for_k_waves(int k_waves) {
+    if constexpr (matrix_uses_shared_tile(TG * 8)) {
+        switch (k_waves) {
+            case 1: return &matrix_stage1_kernel<TG, P, kThreads, 1>;
+            case 2: return &matrix_stage1_kernel<TG, P, kThreads, 2>;
+            default: return &matrix_stage1_kernel<TG, P, kThreads, 4>;
+        }
+    } else {
+        return &matrix_stage1_kernel<TG, P, kThreads, 1>;
+    }
+}
+
 template <int TG, int kThreads>
-Stage1Kernel pick_for_step(int pairs_per_step) {
+Stage1Kernel pick_for_step(int pairs_per_step, int k_waves) {
     switch (pairs_per_step) {
-        case 1: return &matrix_stage1_kernel<TG, 1, kThreads>;
-        case 2: return &matrix_stage1_kernel<TG, 2, kThreads>;
-        default: return &matrix_stage1_kernel<TG, 4, kThreads>;
+        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves);
+        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves);
+        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves);
     }
 }
 
 template <int kThreads>
-Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step) {
+Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves) {
     switch (tile_m) {
-        case 16: return pick_for_step<2, kThreads>(pairs_per_step);
-        case 32: return pick_for_step<4, kThreads>(pairs_per_step);
-        case 64: return pick_for_step<8, kThreads>(pairs_per_step);
-        default: return pick_for_step<16, kThreads>(pairs_per_step);
+        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves);
+        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves);
+        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves);
+        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves);
     }
 }
 
-Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads) {
+Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves) {
     const int step = matrix_pairs_per_step(tile_k);
-    return threads <= kSmallStage1Threads ? pick_for_tile<kSmallStage1Threads>(tile_m, step)
-                                          : pick_for_tile<kMaxStage1Threads>(tile_m, step);
+    return threads <= kSmallStage1Threads
+               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves)
+               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves);
 }
 
 // The kernel's dynamic shared memory limit raised when it needs more than the default.
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
                              int& shared_bytes) {
-    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32);
+    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves);
     shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused);
     if (shared_bytes > 48 * 1024) {
         FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),

@@ -11,11 +11,16 @@ namespace fhmoe::family {
 namespace {
 
 // Preference orders, from the matrix kernels' H200 measurements (docs/performance.md: this
-// choice ran within 0-7 % of the fastest candidate at every DSV4 token from 1 to 2048): stage1
-// narrow tiles (many workgroups stream the weights side by side), 128-wide K steps, four
-// warps; stage2 128-column tiles; then the neighbours where a tile does not divide.
+// choice ran within 0-4 % of the fastest candidate at every DSV4 token from 1 to 1024 and at
+// the fastest at 2048): stage1 narrow tiles (many workgroups stream the weights side by side),
+// 128-wide K steps for the small token tiles and 64-wide ones for the large tiles (whose
+// activation ring grows with the step), four warps; stage2 128-column tiles; then the
+// neighbours where a tile does not divide.
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
+constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
+constexpr int kLargeTileBlockM = 64;             // the gpu backend's shared-activation kernel
+constexpr std::int64_t kLargeTileFromRows = 32;  // average routed rows per expert
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
@@ -33,6 +38,7 @@ constexpr bool all_on_axis(const std::array<int, N>& values, const std::array<in
 // The default must be a catalogue member, so it only picks axis values.
 static_assert(all_on_axis(kStage1TileNPreference, kStage1TileNAxis));
 static_assert(all_on_axis(kStage1TileKPreference, kStage1TileKAxis));
+static_assert(all_on_axis(kLargeTileStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kStage2TileKPreference, kStage2TileKAxis));
 static_assert(all_on_axis(std::array<int, 1>{kDefaultWaves}, kStage1WavesAxis));
@@ -46,12 +52,17 @@ std::optional<int> first_dividing(const std::array<int, N>& preference, std::int
 }
 
 // Half the average routed expert group, rounded up to an offered block: the matrix kernels
-// skip a block's padding-only token groups, so a smaller block wastes less than it costs
-// (on the H200, 16-row blocks beat 32-row ones up to 2048 DSV4 tokens, 32 routed rows each).
+// skip a block's padding-only token groups, so a smaller block wastes less than it costs (on
+// the H200, 16-row blocks beat 32- and 64-row ones up to 1024 DSV4 tokens). From 32 routed
+// rows per expert (2048 DSV4 tokens) at least 64 rows: the large-tile kernel, 23 % faster than
+// 16-row blocks there.
 int default_block_m(const ShapeKey& shape) {
     const std::int64_t average_routed_rows =
         padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
-    const std::int64_t wanted = (average_routed_rows + 1) / 2;
+    std::int64_t wanted = (average_routed_rows + 1) / 2;
+    if (average_routed_rows >= kLargeTileFromRows && wanted < kLargeTileBlockM) {
+        wanted = kLargeTileBlockM;
+    }
     int chosen = kAlwaysOfferedBlockM;
     for (int block_m : offered_block_ms(shape)) {
         chosen = block_m;
@@ -67,7 +78,10 @@ Candidate default_candidate(const ShapeKey& shape) {
         throw UnsupportedShape("shape " + shape_key_string(shape) + ": " + *reason);
     }
     const auto stage1_n = first_dividing(kStage1TileNPreference, shape.inter_dim);
-    const auto stage1_k = first_dividing(kStage1TileKPreference, shape.model_dim);
+    const int block_m = default_block_m(shape);
+    const auto stage1_k = first_dividing(
+        block_m >= kLargeTileBlockM ? kLargeTileStage1TileKPreference : kStage1TileKPreference,
+        shape.model_dim);
     const auto stage2_n = first_dividing(kStage2TileNPreference, shape.model_dim);
     const auto stage2_k = first_dividing(kStage2TileKPreference, shape.inter_dim);
     if (!stage1_n || !stage1_k || !stage2_n || !stage2_k) {
@@ -75,7 +89,7 @@ Candidate default_candidate(const ShapeKey& shape) {
                                ": no offered tile divides both model_dim and inter_dim");
     }
     Candidate candidate;
-    candidate.block_m = default_block_m(shape);
+    candidate.block_m = block_m;
     candidate.stage1 = Stage1Config{candidate.block_m, *stage1_n, *stage1_k, kDefaultWaves, 1,
                                     shape.gate_mode,   true};
     candidate.stage2 =
