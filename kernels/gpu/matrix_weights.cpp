@@ -7,8 +7,8 @@
 #include <algorithm>
 #include <cstring>
 #include <functional>
-#include <thread>
 
+#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "gpu/matrix_layout.hpp"
 #include "problem/gate_up_layout.hpp"
@@ -91,19 +91,6 @@ void arrange_fp8(const std::uint8_t* codes, const std::uint8_t* scales, MatrixSh
     }
 }
 
-// Runs body(expert) for every expert, spread over the host's cores.
-void for_each_expert(std::int64_t experts, const std::function<void(std::int64_t)>& body) {
-    const auto workers = static_cast<std::int64_t>(
-        std::clamp<unsigned>(std::thread::hardware_concurrency(), 1u, 32u));
-    std::vector<std::thread> threads;
-    for (std::int64_t w = 0; w < std::min(workers, experts); ++w) {
-        threads.emplace_back([&, w] {
-            for (std::int64_t e = w; e < experts; e += workers) body(e);
-        });
-    }
-    for (std::thread& thread : threads) thread.join();
-}
-
 }  // namespace
 
 bool matrix_layout_fits(const family::ShapeKey& shape) {
@@ -133,7 +120,7 @@ MatrixWeights arrange_matrix_weights(const Problem& problem) {
     const std::size_t w1_scales = d.w1_scale_bytes() / static_cast<std::size_t>(d.experts);
     const std::size_t w2_codes = d.w2_bytes() / static_cast<std::size_t>(d.experts);
     const std::size_t w2_scales = d.w2_scale_bytes() / static_cast<std::size_t>(d.experts);
-    for_each_expert(d.experts, [&](std::int64_t e) {
+    parallel_for(d.experts, [&](std::int64_t e) {
         const auto u = static_cast<std::size_t>(e);
         arrange_fp4(problem.w1_fp4.data() + u * w1_codes, problem.w1_scale.data() + u * w1_scales,
                     m1, stage1_rows, w.w1_fp4.data() + u * w1_codes,

@@ -16,6 +16,7 @@
 
 #include "common/bf16.hpp"
 #include "common/e8m0.hpp"
+#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
 #include "fhmoe/kernels/problem.hpp"
@@ -45,6 +46,10 @@ constexpr int kSharedW2Exponent = 0;
 // The dummy routed row E-1 holds zeros with scale 1.0 (0x7F), as in aiter's test.
 constexpr std::uint8_t kUnitScale = 0x7F;
 
+// Work items of the parallel generation: 1 Mi elements each.
+constexpr std::int64_t kChunk = std::int64_t{1} << 20;
+std::int64_t chunks_of(std::int64_t elements) { return (elements + kChunk - 1) / kChunk; }
+
 int ceil_log2(std::int64_t value) {
     int bits = 0;
     while ((std::int64_t{1} << bits) < value) ++bits;
@@ -61,9 +66,14 @@ float symmetric_unit(const CounterRandom& random, std::uint64_t index) {
 void generate_activations(Problem& problem, const ProblemDims& dims) {
     const CounterRandom random(problem.seed, RandomStream::activations);
     problem.x_bf16.resize(dims.x_elements());
-    for (std::size_t i = 0; i < problem.x_bf16.size(); ++i) {
-        problem.x_bf16[i] = encode_bf16(symmetric_unit(random, i));
-    }
+    const auto elements = static_cast<std::int64_t>(problem.x_bf16.size());
+    parallel_for(chunks_of(elements), [&](std::int64_t chunk) {
+        const std::int64_t last = std::min((chunk + 1) * kChunk, elements);
+        for (std::int64_t i = chunk * kChunk; i < last; ++i) {
+            problem.x_bf16[static_cast<std::size_t>(i)] =
+                encode_bf16(symmetric_unit(random, static_cast<std::uint64_t>(i)));
+        }
+    });
 }
 
 void generate_routing(Problem& problem, const ProblemDims& dims) {
@@ -122,19 +132,29 @@ void generate_routed_weights(std::uint64_t seed, RandomStream codes_stream,
     codes.assign(static_cast<std::size_t>(experts * rows * k / 2), 0);
     scales.assign(static_cast<std::size_t>(experts * rows * (k / kMxBlockSize)), kUnitScale);
 
-    for (std::int64_t i = 0; i < routed_codes; i += 8) {
-        const std::uint64_t word = codes_random.word(static_cast<std::uint64_t>(i / 8));
-        const std::int64_t end = std::min<std::int64_t>(i + 8, routed_codes);
-        for (std::int64_t b = i; b < end; ++b) {
-            codes[static_cast<std::size_t>(b)] = static_cast<std::uint8_t>(word >> (8 * (b - i)));
+    // Counter-based draws: each chunk of the tensors is its own work item, the same bytes
+    // whatever the core count.
+    parallel_for(chunks_of(routed_codes), [&](std::int64_t chunk) {
+        const std::int64_t first = chunk * kChunk;
+        const std::int64_t last = std::min(first + kChunk, routed_codes);
+        for (std::int64_t i = first; i < last; i += 8) {
+            const std::uint64_t word = codes_random.word(static_cast<std::uint64_t>(i / 8));
+            const std::int64_t end = std::min<std::int64_t>(i + 8, last);
+            for (std::int64_t b = i; b < end; ++b) {
+                codes[static_cast<std::size_t>(b)] =
+                    static_cast<std::uint8_t>(word >> (8 * (b - i)));
+            }
         }
-    }
+    });
     const int base = weight_scale_exponent(k) + exponent_adjustment;
-    for (std::int64_t i = 0; i < routed_scales; ++i) {
-        const int offset = kScaleOffsetLow + static_cast<int>(scales_random.below(
-                                                 static_cast<std::uint64_t>(i), kScaleOffsets));
-        scales[static_cast<std::size_t>(i)] = encode_e8m0_exponent(base + offset);
-    }
+    parallel_for(chunks_of(routed_scales), [&](std::int64_t chunk) {
+        const std::int64_t last = std::min((chunk + 1) * kChunk, routed_scales);
+        for (std::int64_t i = chunk * kChunk; i < last; ++i) {
+            const int offset = kScaleOffsetLow + static_cast<int>(scales_random.below(
+                                                     static_cast<std::uint64_t>(i), kScaleOffsets));
+            scales[static_cast<std::size_t>(i)] = encode_e8m0_exponent(base + offset);
+        }
+    });
 }
 
 // Shared FP8 weights [rows, K]: each 1x32 block is uniform(-1, 1) * 2^(base + offset),
@@ -149,18 +169,22 @@ void generate_shared_weights(std::uint64_t seed, RandomStream values_stream,
     codes.resize(static_cast<std::size_t>(rows * k));
     scales.resize(static_cast<std::size_t>(blocks));
     const int base = weight_scale_exponent(k) + exponent_adjustment;
-    float block_values[kMxBlockSize];
-    for (std::int64_t block = 0; block < blocks; ++block) {
-        const int offset = kScaleOffsetLow + static_cast<int>(block_random.below(
-                                                 static_cast<std::uint64_t>(block), kScaleOffsets));
-        const float magnitude = exact_pow2(base + offset);
-        for (int i = 0; i < kMxBlockSize; ++i) {
-            const auto index = static_cast<std::uint64_t>(block * kMxBlockSize + i);
-            block_values[i] = magnitude * symmetric_unit(values_random, index);
+    parallel_for(chunks_of(blocks), [&](std::int64_t chunk) {
+        float block_values[kMxBlockSize];
+        const std::int64_t last = std::min((chunk + 1) * kChunk, blocks);
+        for (std::int64_t block = chunk * kChunk; block < last; ++block) {
+            const int offset =
+                kScaleOffsetLow + static_cast<int>(block_random.below(
+                                      static_cast<std::uint64_t>(block), kScaleOffsets));
+            const float magnitude = exact_pow2(base + offset);
+            for (int i = 0; i < kMxBlockSize; ++i) {
+                const auto index = static_cast<std::uint64_t>(block * kMxBlockSize + i);
+                block_values[i] = magnitude * symmetric_unit(values_random, index);
+            }
+            scales[static_cast<std::size_t>(block)] =
+                quantize_mx_block_fp8(block_values, codes.data() + block * kMxBlockSize);
         }
-        scales[static_cast<std::size_t>(block)] =
-            quantize_mx_block_fp8(block_values, codes.data() + block * kMxBlockSize);
-    }
+    });
 }
 
 }  // namespace

@@ -6,13 +6,13 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 #include "common/bf16.hpp"
 #include "common/fnv1a.hpp"
 #include "common/fp4_e2m1.hpp"
 #include "common/fp8_e4m3.hpp"
+#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
 #include "fhmoe/kernels/reference.hpp"
@@ -75,25 +75,6 @@ void round_trip_mxfp8(float* row, std::int64_t length) {
         const std::uint8_t scale = quantize_mx_block_fp8(row + block, codes);
         dequantize_mx_block_fp8(codes, scale, row + block);
     }
-}
-
-// Runs body(i) for i in [0, n) on up to the host's cores, each index exactly once. Callers
-// give each index its own output, so the result does not depend on the split.
-template <typename Body>
-void parallel_for(std::int64_t n, const Body& body) {
-    const auto workers = std::min<std::int64_t>(
-        n, std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 64));
-    if (workers <= 1) {
-        for (std::int64_t i = 0; i < n; ++i) body(i);
-        return;
-    }
-    std::vector<std::thread> threads;
-    for (std::int64_t w = 0; w < workers; ++w) {
-        threads.emplace_back([&, w] {
-            for (std::int64_t i = w; i < n; i += workers) body(i);
-        });
-    }
-    for (std::thread& thread : threads) thread.join();
 }
 
 float dot(const float* a, const float* b, std::int64_t length) {

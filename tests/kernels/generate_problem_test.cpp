@@ -63,6 +63,20 @@ TEST(GenerateProblem, DigestsArePinnedAcrossMachines) {
     EXPECT_EQ(compute_reference(problem).digest, 0x54fb3dba022ce1bdull);
 }
 
+// The same contract for tensors the generator splits into many parallel work items (W1 here
+// is 32 MiB, 32 items of 1 Mi codes; x has 2 items): pinned from the single-threaded
+// generator the parallel one replaced, so the split never shows in the bytes.
+TEST(GenerateProblem, ParallelGenerationKeepsThePinnedBytes) {
+    family::ShapeKey shape = small_shape(256, GateMode::interleave);
+    shape.model_dim = 4096;
+    shape.inter_dim = 256;
+    shape.expert = 33;
+    shape.topk = 5;
+    shape.shared_expert_id = 32;
+    const Problem problem = generate_problem(shape, 20261201);
+    EXPECT_EQ(problem_digest(problem), 0xf169504a4867c6f0ull);
+}
+
 TEST(GenerateProblem, RoutesDistinctExpertsThenTheSharedOneLast) {
     const auto shape = small_shape(50, GateMode::interleave);
     const Problem problem = generate_problem(shape, 3);

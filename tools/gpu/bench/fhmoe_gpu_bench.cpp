@@ -219,19 +219,29 @@ int main(int argc, char** argv) {
     std::vector<Row> defaults;
     for (std::int64_t tokens : options.tokens) {
         const auto shape = fhmoe::family::dsv4_i384_shape(tokens);
+        // The set-up's phases, timed: a shape load is what the tuner's worker pays too.
+        auto seconds_since = [](std::chrono::steady_clock::time_point from) {
+            return std::chrono::duration<double>(std::chrono::steady_clock::now() - from).count();
+        };
         const auto started = std::chrono::steady_clock::now();
         const fhmoe::kernels::Problem problem = fhmoe::kernels::generate_problem(shape, 7);
+        const double generate_s = seconds_since(started);
         const bool with_reference = tokens <= options.reference_max_tokens;
         std::vector<float> baseline;  // the reference, or the first candidate's output
+        const auto reference_started = std::chrono::steady_clock::now();
         if (with_reference) baseline = fhmoe::kernels::compute_reference(problem).out;
+        const double reference_s = seconds_since(reference_started);
+        const auto device_started = std::chrono::steady_clock::now();
         const fhmoe::kernels::GpuProblem on_device(problem, 1);
+        const double device_s = seconds_since(device_started);
         const std::size_t sets = on_device.copies();
-        const double setup_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+        const double setup_s = seconds_since(started);
         const double floor_us = floor_bytes(problem) / (bandwidth * 1e6);
-        std::fprintf(stderr, "tokens %lld: inputs %.2f GB, %zu input sets, set-up %.1f s\n",
+        std::fprintf(stderr,
+                     "tokens %lld: inputs %.2f GB, %zu input sets, set-up %.1f s (generate %.1f, "
+                     "reference %.1f, device upload and layouts %.1f)\n",
                      static_cast<long long>(tokens), static_cast<double>(problem.bytes()) * 1e-9,
-                     sets, setup_s);
+                     sets, setup_s, generate_s, reference_s, device_s);
         std::vector<std::uint16_t> out(problem.x_bf16.size());
         const Candidate default_candidate = fhmoe::family::default_candidate(shape);
         Row best_here;
