@@ -12,6 +12,8 @@
                                         distinct devices, numbered per node
   check_outputs.py ranks ARCHIVE HOST=R,R... ...
                                         the archive's /ranks puts exactly these ranks on each host
+  check_outputs.py measured-on ARCHIVE HOST
+                                        the archive holds candidates measured (status ok) on HOST
   check_outputs.py races-per-host ARCHIVE
                                         cpu ranks share their host: no candidate ran on a race's
                                         host during the race, and candidates on other hosts did
@@ -212,6 +214,20 @@ def check_ranks(path, expected_args):
     print(f"check_outputs: {path}: /ranks {dict(sorted(archived.items()))}")
 
 
+def check_measured_on(path, host):
+    import h5py
+
+    with h5py.File(path, "r") as archive:
+        candidates = read_table(archive, "candidates")
+    by_host = {}
+    for candidate in candidates:
+        if candidate["status"] == 0:  # Status::ok, the first of the archive's status enum
+            by_host[candidate["host"]] = by_host.get(candidate["host"], 0) + 1
+    if by_host.get(host, 0) == 0:
+        fail(f"{path}: no candidate measured on {host}; measured per host: {by_host}")
+    print(f"check_outputs: {path}: candidates measured per host {dict(sorted(by_host.items()))}")
+
+
 def check_races_per_host(path):
     import h5py
 
@@ -250,7 +266,7 @@ def check_races_per_host(path):
 def main(argv):
     commands = {"devices": (check_devices, 2), "csv": (check_csv, 1), "h5": (check_h5, 1),
                 "decisions": (check_decisions, 2), "node-devices": (check_node_devices, 3),
-                "races-per-host": (check_races_per_host, 1)}
+                "races-per-host": (check_races_per_host, 1), "measured-on": (check_measured_on, 2)}
     if len(argv) >= 4 and argv[1] == "ranks":
         check_ranks(argv[2], argv[3:])
         return 0
