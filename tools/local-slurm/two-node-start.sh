@@ -40,6 +40,11 @@ done
 # Half-made nodes (a start that died midway) are completed, not duplicated.
 for i in 0 1; do
   node=${two_node_names[$i]}
+  # A name under /run/netns that is no namespace any more (a plain file left by a reboot where
+  # /run is not a tmpfs) is removed and made again.
+  if [ -e "$(two_node_netns_file "$node")" ] && ! ip -n "$node" link show lo >/dev/null 2>&1; then
+    ip netns del "$node" 2>/dev/null || rm -f "$(two_node_netns_file "$node")"
+  fi
   [ -e "$(two_node_netns_file "$node")" ] || ip netns add "$node" || fail "ip netns add $node"
   uts=$(two_node_uts_file "$node")
   if ! { [ -e "$uts" ] && [ "$(nsenter --uts="$uts" hostname 2>/dev/null)" = "$node" ]; }; then
