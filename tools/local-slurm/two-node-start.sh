@@ -66,13 +66,14 @@ fi
 for i in 0 1; do
   node=${two_node_names[$i]} veth=${two_node_veths[$i]} address=${two_node_addresses[$i]}
   ip -n "$node" link set lo up
-  ip -n "$node" addr show dev "$veth" | grep -q "inet $address/" ||
+  # (grep without -q in pipes: under pipefail, -q's early exit can fail the writer with SIGPIPE)
+  ip -n "$node" addr show dev "$veth" | grep "inet $address/" >/dev/null ||
     ip -n "$node" addr add "$address/24" dev "$veth" || fail "cannot give $node the address $address"
   ip -n "$node" link set "$veth" up
 done
 # No ping on a minimal Debian: the link is up at both ends once each reports LOWER_UP (the
 # daemons' own connections below are the real test).
-link_up() { ip -n "$1" link show "$2" | grep -q LOWER_UP; }
+link_up() { ip -n "$1" link show "$2" | grep LOWER_UP >/dev/null; }
 wait_until 10 link_up "$netns1" "$veth1" || fail "the link of $netns1 ($veth1) is not up"
 wait_until 10 link_up "$netns2" "$veth2" || fail "the link of $netns2 ($veth2) is not up"
 echo "nodes      ${two_node_names[0]} (${two_node_addresses[0]}) and ${two_node_names[1]} (${two_node_addresses[1]}) up"
@@ -138,7 +139,7 @@ else
 fi
 
 # --- slurmctld (on the head node, listening on its address) ------------------------------------
-controller_up() { on_node "$two_node_head" scontrol ping | grep -q 'is UP'; }
+controller_up() { on_node "$two_node_head" scontrol ping | grep 'is UP' >/dev/null; }
 if pidfile_alive "$two_node_slurmctld_pidfile"; then
   echo "slurmctld  already running (pid $(<"$two_node_slurmctld_pidfile"))"
 else
@@ -170,7 +171,7 @@ for node in "${two_node_names[@]}"; do
 done
 
 node_state() { on_node "$two_node_head" sinfo -h -N -n "$1" -o %T; }
-node_schedulable() { node_state "$1" | grep -Eqx 'idle|mixed|allocated|completing'; }
+node_schedulable() { node_state "$1" | grep -Ex 'idle|mixed|allocated|completing' >/dev/null; }
 for node in "${two_node_names[@]}"; do
   if ! wait_until 30 node_schedulable "$node"; then
     # A node left DOWN by an earlier node-loss test or crash is ours to bring back.

@@ -38,7 +38,7 @@ stop_by_pidfile() {
 }
 
 head_up() { node_namespaces_exist "$two_node_head" && pidfile_alive "$two_node_slurmctld_pidfile"; }
-if head_up && on_node "$two_node_head" scontrol ping 2>/dev/null | grep -q 'is UP'; then
+if head_up && on_node "$two_node_head" scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; then
   mapfile -t jobs < <(on_node "$two_node_head" squeue -h -o %A 2>/dev/null)
   if [ ${#jobs[@]} -gt 0 ]; then
     echo "cancelling ${#jobs[@]} job(s) of the two-node cluster: ${jobs[*]}"
