@@ -29,6 +29,7 @@ EnvLookup process_environment() {
 
 DeviceBinding choose_device(const EnvLookup& env, int local_rank, int device_count) {
     DeviceBinding binding;
+    binding.local_rank = local_rank;
     for (const char* variable : kVisibilityVariables) {
         auto value = env(variable);
         if (!value) continue;

@@ -72,9 +72,13 @@ DeviceBinding bind_rank_device(const TuneOptions& options, int rank) {
 
 void log_binding(const TuneOptions& options, int rank, const std::string& host,
                  const DeviceBinding& binding) {
-    spdlog::info("rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}", rank,
-                 world_size(), host, options.backend, binding.reason, binding.visible_from,
-                 binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path);
+    // The local rank comes last: tests/slurm/check_outputs.py reads the rank that a device line
+    // is about from the last "rank N" before the device.
+    spdlog::info(
+        "rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}, local rank {}", rank,
+        world_size(), host, options.backend, binding.reason, binding.visible_from,
+        binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path,
+        binding.local_rank);
 }
 
 // The gfx/cu_num the run's rows carry: for gpu, what the worker reports for rank 0's device.

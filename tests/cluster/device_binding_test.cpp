@@ -47,5 +47,12 @@ TEST(DeviceBinding, CpuBackendHasNoDeviceButKeepsTheLauncherValueForTheLog) {
     EXPECT_EQ(binding.visible_value, "2");
 }
 
+TEST(DeviceBinding, RemembersTheLocalRankItWasChosenFromForTheLog) {
+    // Two nodes: the log line of each rank names its index on its node, which the two-node
+    // Slurm test compares per host.
+    EXPECT_EQ(choose_device(env_of({{"CUDA_VISIBLE_DEVICES", "1"}}), 1, 0).local_rank, 1);
+    EXPECT_EQ(choose_device(env_of({}), 3, 2).local_rank, 3);
+}
+
 }  // namespace
 }  // namespace fhmoe::cluster

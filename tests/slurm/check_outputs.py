@@ -6,6 +6,18 @@
   check_outputs.py h5 ARCHIVE           h5py reads the archive and it holds data
   check_outputs.py decisions A B        two tuned CSVs published the same shapes with the same
                                         block_m/ksplit; kernel names too with --strict-kernels
+  check_outputs.py node-devices LOG RANKS HOSTS
+                                        several nodes: every rank logged its host, local rank and
+                                        device; each host's ranks have local ranks 0..k-1 and
+                                        distinct devices, numbered per node
+  check_outputs.py ranks ARCHIVE HOST=R,R... ...
+                                        the archive's /ranks puts exactly these ranks on each host
+  check_outputs.py measured-on ARCHIVE HOST
+                                        the archive holds candidates measured (status ok) on HOST
+  check_outputs.py races-per-host ARCHIVE
+                                        cpu ranks share their host: no candidate ran on a race's
+                                        host during the race, and candidates on other hosts did
+                                        (a rule treating all hosts as one device never lets them)
 
 Exit 0 when the check holds, 1 with a message when it does not.
 """
@@ -135,9 +147,135 @@ def check_decisions(path_a, path_b, strict_kernels=False):
     print(f"check_outputs: {len(a)} shapes published by both, same {compared}")
 
 
+# The tuner's start-up line of every rank (tune_run.cpp, log_binding):
+#   rank 2/4 on fhmoe-n2: backend cpu, device binding: ... (CUDA_VISIBLE_DEVICES=0), worker ..., local rank 0
+BINDING_LINE = re.compile(r"\brank (\d+)/(\d+) on (\S+): backend \S+, device binding: .*"
+                          r"\((\w+)=([^)]*)\), worker .*, local rank (\d+)\s*$")
+
+
+def check_node_devices(log_path, ranks, hosts):
+    seen = {}
+    with open(log_path, errors="replace") as log:
+        for line in log:
+            match = BINDING_LINE.search(line)
+            if not match:
+                continue
+            rank, world, host, variable, value, local = match.groups()
+            if int(world) != ranks:
+                fail(f"a rank reports a world of {world}, expected {ranks}: {line.strip()}")
+            entry = (host, int(local), variable, value)
+            if seen.setdefault(int(rank), entry) != entry:
+                fail(f"rank {rank} logged two bindings: {seen[int(rank)]} and {entry}")
+    if sorted(seen) != list(range(ranks)):
+        fail(f"ranks that logged their binding: {sorted(seen)}, expected 0..{ranks - 1}")
+    by_host = {}
+    for rank, (host, local, variable, value) in sorted(seen.items()):
+        if variable != "CUDA_VISIBLE_DEVICES":
+            fail(f"rank {rank} on {host} has no device from the launcher ({variable}={value})")
+        by_host.setdefault(host, []).append((local, value, rank))
+    if len(by_host) != hosts:
+        fail(f"ranks ran on {len(by_host)} hosts {sorted(by_host)}, expected {hosts}")
+    for host, members in sorted(by_host.items()):
+        locals_ = sorted(local for local, _, _ in members)
+        if locals_ != list(range(len(members))):
+            fail(f"{host}: local ranks {locals_}, expected 0..{len(members) - 1} (one index per rank of the node)")
+        devices = [value for _, value, _ in members]
+        if len(set(devices)) != len(devices):
+            fail(f"{host}: ranks share devices {devices}")
+    shared_numbers = set.intersection(*({value for _, value, _ in members} for members in by_host.values()))
+    if not shared_numbers:
+        fail(f"no device number is used on every host ({by_host}): devices look numbered per job, not per node")
+    for host, members in sorted(by_host.items()):
+        listed = ", ".join(f"rank {rank} local {local} device {value}" for local, value, rank in sorted(members))
+        print(f"check_outputs: {host}: {listed}")
+
+
+def read_table(archive, name):
+    table = archive[name][()]
+    def value(row, field):
+        item = row[field]
+        return item.decode("utf-8") if isinstance(item, bytes) else item.item() if hasattr(item, "item") else item
+    return [{field: value(row, field) for field in table.dtype.names} for row in table]
+
+
+def check_ranks(path, expected_args):
+    import h5py
+
+    expected = {}
+    for argument in expected_args:
+        host, _, listed = argument.partition("=")
+        for rank in listed.split(","):
+            expected[int(rank)] = host
+    with h5py.File(path, "r") as archive:
+        rows = read_table(archive, "ranks")
+    archived = {row["rank"]: row["host"] for row in rows}
+    if archived != expected:
+        fail(f"{path}: /ranks has {dict(sorted(archived.items()))}, expected {dict(sorted(expected.items()))}")
+    print(f"check_outputs: {path}: /ranks {dict(sorted(archived.items()))}")
+
+
+def check_measured_on(path, host):
+    import h5py
+
+    with h5py.File(path, "r") as archive:
+        candidates = read_table(archive, "candidates")
+    by_host = {}
+    for candidate in candidates:
+        if candidate["status"] == 0:  # Status::ok, the first of the archive's status enum
+            by_host[candidate["host"]] = by_host.get(candidate["host"], 0) + 1
+    if by_host.get(host, 0) == 0:
+        fail(f"{path}: no candidate measured on {host}; measured per host: {by_host}")
+    print(f"check_outputs: {path}: candidates measured per host {dict(sorted(by_host.items()))}")
+
+
+def check_races_per_host(path):
+    import h5py
+
+    with h5py.File(path, "r") as archive:
+        candidates = read_table(archive, "candidates")
+        decisions = read_table(archive, "decisions")
+    races = [d for d in decisions if d["race_rank"] >= 0]
+    if not races:
+        fail(f"{path}: no decision names its race: the rule goes unchecked")
+    hosts = {c["host"] for c in candidates if c["host"]}
+    if len(hosts) < 2:
+        fail(f"{path}: candidates were measured on {sorted(hosts)}: not a run over several hosts")
+    elsewhere = 0
+    for race in races:
+        start, end, race_host = race["race_started_unix_ns"], race["race_finished_unix_ns"], race["race_host"]
+        if not race_host or start <= 0 or end < start:
+            fail(f"{path}: shape {race['shape_id']}: race without host or times: {race}")
+        for candidate in candidates:
+            if candidate["started_unix_ns"] == 0:
+                continue
+            if not (candidate["started_unix_ns"] < end and candidate["finished_unix_ns"] > start):
+                continue
+            if candidate["host"] == race_host:
+                fail(f"{path}: candidate {candidate['candidate_key']} of shape {candidate['shape_id']} "
+                     f"ran on rank {candidate['rank']} of {race_host} during the race of shape "
+                     f"{race['shape_id']} on rank {race['race_rank']} of the same host")
+            elsewhere += 1
+    # Two races of different hosts at once show the same as a candidate beside a race: with
+    # one device group for all hosts, one race would have held every rank still.
+    concurrent_races = sum(
+        1 for i, a in enumerate(races) for b in races[i + 1:]
+        if a["race_host"] != b["race_host"] and a["race_started_unix_ns"] < b["race_finished_unix_ns"]
+        and b["race_started_unix_ns"] < a["race_finished_unix_ns"])
+    race_hosts = sorted({race["race_host"] for race in races})
+    if elsewhere == 0 and concurrent_races == 0:
+        fail(f"{path}: {len(races)} races on {race_hosts}, and nothing of another host ran during any of "
+             "them: the rule held every host still for a race, as if all hosts were one device")
+    print(f"check_outputs: {path}: {len(races)} races on {race_hosts}, none beside a candidate of its "
+          f"own host; during them {elsewhere} candidate(s) and {concurrent_races} race(s) of other hosts ran")
+
+
 def main(argv):
     commands = {"devices": (check_devices, 2), "csv": (check_csv, 1), "h5": (check_h5, 1),
-                "decisions": (check_decisions, 2)}
+                "decisions": (check_decisions, 2), "node-devices": (check_node_devices, 3),
+                "races-per-host": (check_races_per_host, 1), "measured-on": (check_measured_on, 2)}
+    if len(argv) >= 4 and argv[1] == "ranks":
+        check_ranks(argv[2], argv[3:])
+        return 0
     strict_kernels = "--strict-kernels" in argv
     argv = [argument for argument in argv if argument != "--strict-kernels"]
     if len(argv) < 2 or argv[1] not in commands or len(argv) - 2 != commands[argv[1]][1]:
@@ -147,6 +285,8 @@ def main(argv):
     arguments = argv[2:]
     if argv[1] == "devices":
         arguments = [arguments[0], int(arguments[1])]
+    if argv[1] == "node-devices":
+        arguments = [arguments[0], int(arguments[1]), int(arguments[2])]
     if argv[1] == "decisions":
         arguments.append(strict_kernels)
     function(*arguments)

@@ -17,6 +17,7 @@ struct DeviceBinding {
     std::string visible_from;   // the variable that decided it, or "local_rank"/"none"
     std::string visible_value;  // its value as the launcher set it (logged per rank)
     std::string reason;         // one line for the start-up log
+    int local_rank = 0;         // the rank's index among the ranks of its node
 };
 
 // Looks up an environment variable; returns nullopt when unset.
