@@ -19,8 +19,9 @@ namespace {
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
-constexpr int kLargeTileBlockM = 64;             // the gpu backend's shared-activation kernel
-constexpr std::int64_t kLargeTileFromRows = 32;  // average routed rows per expert
+constexpr int kLargeTileBlockM = 64;                  // the gpu backend's shared-activation kernel
+constexpr std::int64_t kLargeTileFromRows = 32;       // average routed rows per expert
+constexpr std::int64_t kLargeTileMinModelDim = 4096;  // where it was measured (DSV4: 7168)
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
@@ -55,12 +56,14 @@ std::optional<int> first_dividing(const std::array<int, N>& preference, std::int
 // skip a block's padding-only token groups, so a smaller block wastes less than it costs (on
 // the H200, 16-row blocks beat 32- and 64-row ones up to 1024 DSV4 tokens). From 32 routed
 // rows per expert (2048 DSV4 tokens) at least 64 rows: the large-tile kernel, 23 % faster than
-// 16-row blocks there.
+// 16-row blocks there; only for wide models like the one it was measured on (small test shapes
+// keep the rule above, which the sim backend's model also prefers).
 int default_block_m(const ShapeKey& shape) {
     const std::int64_t average_routed_rows =
         padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
     std::int64_t wanted = (average_routed_rows + 1) / 2;
-    if (average_routed_rows >= kLargeTileFromRows && wanted < kLargeTileBlockM) {
+    if (average_routed_rows >= kLargeTileFromRows && shape.model_dim >= kLargeTileMinModelDim &&
+        wanted < kLargeTileBlockM) {
         wanted = kLargeTileBlockM;
     }
     int chosen = kAlwaysOfferedBlockM;
