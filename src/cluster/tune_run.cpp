@@ -253,7 +253,14 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
         code = static_cast<ExitCode>(*failed);
     // Complete, decided shapes are published even when the run was interrupted.
     coordinator->checkpoint();
-    if (coordinator->rows_unpublished()) {
+    if (coordinator->rows_write_failed()) {
+        // Nothing was lost but the file: everything decided is journaled.
+        code = with_unwritten_outputs(code, false);
+        spdlog::error(
+            "{} was not written; free space, then run again with --resume to publish the "
+            "journaled decisions without measuring again (journal {})",
+            options.tuned_path, options.journal_path);
+    } else if (coordinator->rows_unpublished()) {
         end = RunEnd::interrupted;
         code = ExitCode::interrupted;
     }
