@@ -286,14 +286,17 @@ TEST(TuneMpiPaths, AFullDiskKeepsThePreviousArchiveAndExitsFive) {
 // exit 5, the previous CSV byte-identical and nothing left beside it. Once there is room,
 // --resume publishes the journaled decisions without measuring again: the CSV the same run
 // writes on a disk with room. `room_left`: bytes freed after filling the disk.
-void expect_tuned_csv_kept_on_a_full_disk(std::size_t room_left, const std::string& failing_write) {
+void expect_tuned_csv_kept_on_a_full_disk(std::size_t room_left, const std::string& failing_write,
+                                          const std::vector<std::string>& flags = {},
+                                          const std::string& sample = "4") {
     const std::string run = prepared_run_directory();
     // The same run where there is room: the CSV the resume must end with.
     const std::string roomy = fs::path(run).parent_path().string() + "/roomy";
     fs::create_directories(roomy);
     fs::copy_file(run + "/untuned.csv", roomy + "/untuned.csv");
     fs::copy_file(run + "/tuned.csv", roomy + "/tuned.csv");
-    const TunerExit reference = run_tuner(roomy, 2, run_args(roomy));
+    const TunerExit reference =
+        run_tuner(roomy, 2, with(replacing(run_args(roomy), "--candidate-sample", sample), flags));
     ASSERT_EQ(reference.exit_code, 0) << reference.log;
 
     SmallFileSystem full(run + "/full", "1m");
@@ -303,7 +306,9 @@ void expect_tuned_csv_kept_on_a_full_disk(std::size_t room_left, const std::stri
     full.fill(run + "/full/filler");
     fs::remove(run + "/full/room");
     const auto before = files_under(run + "/full");
-    const auto args = replacing(run_args(run), "-o", run + "/full/tuned.csv");
+    const auto args = with(replacing(replacing(run_args(run), "-o", run + "/full/tuned.csv"),
+                                     "--candidate-sample", sample),
+                           flags);
 
     const TunerExit exit =
         run_tuner(fs::path(run).parent_path().string(), 2, args, {}, std::chrono::seconds(60));
@@ -334,6 +339,13 @@ TEST(TuneMpiPaths, AFullDiskForTheTunedCsvKeepsThePreviousOneAndResumePublishes)
 // One page left: the lock is taken, the replacement CSV (two pages) cannot be written.
 TEST(TuneMpiPaths, ADiskTooFullForTheNewTunedCsvKeepsTheOldOneAndResumePublishes) {
     expect_tuned_csv_kept_on_a_full_disk(4096, ": writing");
+}
+
+// The nightly retune's mode: the rows are written once, after the replays (a sample large
+// enough for the sim backend's winners to beat the default configs by the bar).
+TEST(TuneMpiPaths, AFullDiskForUpdateImprovedKeepsTheTunedCsvAndResumeWritesIt) {
+    expect_tuned_csv_kept_on_a_full_disk(0, "writing the lock's content",
+                                         {"--compare", "--update_improved"}, "48");
 }
 
 // Inputs that pass the CSV's syntax but cannot run are refused before anything is written.
