@@ -41,12 +41,13 @@ int main(int argc, char** argv) {
     // A crashing candidate must cost a restart (~0.3 s), not a multi-gigabyte core dump.
     const rlimit no_core{0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
-    // Slurm's scancel --signal=TERM and a job's time limit signal every process of the step,
-    // this one too. The worker's life is its supervisor's business: the rank stops it after
-    // the candidate in flight (or kills it), so a signal here must not turn that candidate
-    // into a crash.
+    // Slurm's scancel --signal=TERM, a job's time limit and srun passing on a SIGUSR1 signal
+    // every process of the step, this one too. The worker's life is its supervisor's business: the
+    // rank stops it after the candidate in flight (or kills it), so a signal here must not turn
+    // that candidate into a crash.
     std::signal(SIGTERM, SIG_IGN);
     std::signal(SIGINT, SIG_IGN);
+    std::signal(SIGUSR1, SIG_IGN);
 
     const std::vector<std::string> args(argv + 1, argv + argc);
     for (const std::string& arg : args) {

@@ -12,6 +12,7 @@
 #include "fhmoe/cluster/chunk_planner.hpp"
 #include "fhmoe/cluster/member_release.hpp"
 #include "fhmoe/cluster/shape_decision.hpp"
+#include "fhmoe/config/file_error.hpp"
 #include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/exit_code.hpp"
@@ -222,6 +223,7 @@ void Coordinator::checkpoint() {
                 c_.options->tuned_path, rows,
                 std::chrono::milliseconds(static_cast<long>(c_.options->lock_timeout_s * 1000)));
             rows_unpublished_ = false;
+            rows_write_failed_ = false;
             if (update.written) {
                 spdlog::info("{}: {} rows replaced, {} added, {} kept", c_.options->tuned_path,
                              update.replaced, update.added, update.kept);
@@ -231,6 +233,15 @@ void Coordinator::checkpoint() {
             // broken silently). The decisions are in the journal: measuring goes on, the next
             // checkpoint tries again, and a run that ends unpublished exits 3 for --resume.
             rows_unpublished_ = true;
+            rows_write_failed_ = false;
+            spdlog::error("{} not written: {}", c_.options->tuned_path, error.what());
+        } catch (const config::FileError& error) {
+            // A full disk (or another I/O failure): the CSV is replaced atomically, so the
+            // previous one is whole; the decisions are journaled (a journal on the same full
+            // disk fails on its own). Measuring goes on as after a lock timeout and the next
+            // checkpoint tries again; a run that ends unpublished exits 5.
+            rows_unpublished_ = true;
+            rows_write_failed_ = true;
             spdlog::error("{} not written: {}", c_.options->tuned_path, error.what());
         }
     }

@@ -18,6 +18,7 @@ int g_pipe[2] = {-1, -1};
 bool g_installed = false;
 struct sigaction g_previous_term;
 struct sigaction g_previous_int;
+struct sigaction g_previous_usr1;
 
 extern "C" void on_termination_signal(int signal_number) {
     int expected = 0;
@@ -51,12 +52,14 @@ TerminationSignals::TerminationSignals() {
     action.sa_flags = SA_RESTART;
     ::sigaction(SIGTERM, &action, &g_previous_term);
     ::sigaction(SIGINT, &action, &g_previous_int);
+    ::sigaction(SIGUSR1, &action, &g_previous_usr1);
     g_installed = true;
 }
 
 TerminationSignals::~TerminationSignals() {
     ::sigaction(SIGTERM, &g_previous_term, nullptr);
     ::sigaction(SIGINT, &g_previous_int, nullptr);
+    ::sigaction(SIGUSR1, &g_previous_usr1, nullptr);
     ::close(g_pipe[0]);
     ::close(g_pipe[1]);
     g_pipe[0] = g_pipe[1] = -1;

@@ -7,16 +7,17 @@
 #include <map>
 
 #include "fhmoe/cluster/replay.hpp"
+#include "fhmoe/config/file_error.hpp"
+#include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/tuning/measured.hpp"
 
 namespace fhmoe::cluster {
 
-std::vector<tuning::CompareRow> compare_and_update(const TuneOptions& options,
-                                                   const family::DeviceKey& device,
-                                                   const std::vector<DecidedShape>& decided,
-                                                   const supervisor::SupervisorConfig& config,
-                                                   TerminationSignals& signals) {
+CompareOutcome compare_and_update(const TuneOptions& options, const family::DeviceKey& device,
+                                  const std::vector<DecidedShape>& decided,
+                                  const supervisor::SupervisorConfig& config,
+                                  TerminationSignals& signals) {
     std::vector<ReplayTarget> targets;
     std::vector<const DecidedShape*> compared;
     for (const auto& shape : decided) {
@@ -41,7 +42,9 @@ std::vector<tuning::CompareRow> compare_and_update(const TuneOptions& options,
         post[key] = tuning::measured_from(outcomes[2 * i + 1].result);
         by_key[key] = compared[i];
     }
-    const auto plan = tuning::build_compare_plan(pre, post, options.policy.promotion);
+    CompareOutcome outcome;
+    outcome.plan = tuning::build_compare_plan(pre, post, options.policy.promotion);
+    const auto& plan = outcome.plan;
 
     std::printf("compare (production e2e replay, bar %.2f%% or the noise floor):\n",
                 options.policy.promotion.min_improvement_pct);
@@ -62,14 +65,23 @@ std::vector<tuning::CompareRow> compare_and_update(const TuneOptions& options,
             "--compare without --update_improved: {} left unchanged ({} rows would "
             "improve)",
             options.tuned_path, improved.size());
-        return plan;
+        return outcome;
     }
-    const auto update =
-        publish_rows(options.tuned_path, improved,
-                     std::chrono::milliseconds(static_cast<long>(options.lock_timeout_s * 1000)));
-    spdlog::info("--update_improved: {} rows written to {} ({} replaced, {} added)",
-                 improved.size(), options.tuned_path, update.replaced, update.added);
-    return plan;
+    try {
+        const auto update = publish_rows(
+            options.tuned_path, improved,
+            std::chrono::milliseconds(static_cast<long>(options.lock_timeout_s * 1000)));
+        spdlog::info("--update_improved: {} rows written to {} ({} replaced, {} added)",
+                     improved.size(), options.tuned_path, update.replaced, update.added);
+    } catch (const config::LockTimeoutError& error) {
+        outcome.lock_timed_out = true;
+        spdlog::error("{} not written: {}", options.tuned_path, error.what());
+    } catch (const config::FileError& error) {
+        // A full disk: the CSV is replaced atomically, so the previous one is whole.
+        outcome.write_failed = true;
+        spdlog::error("{} not written: {}", options.tuned_path, error.what());
+    }
+    return outcome;
 }
 
 }  // namespace fhmoe::cluster

@@ -114,7 +114,7 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<std::string>()->implicit_value(""))(
         "lock-timeout", "seconds to wait for the tuned CSV's lock",
         cxxopts::value<std::string>()->default_value("120"))(
-        "stop-grace", "seconds an in-flight candidate may finish after SIGTERM/SIGINT",
+        "stop-grace", "seconds an in-flight candidate may finish after SIGTERM/SIGINT/SIGUSR1",
         cxxopts::value<std::string>()->default_value("5"))(
         "status-interval", "seconds between progress lines when stderr is not a terminal",
         cxxopts::value<std::string>()->default_value("30"))(

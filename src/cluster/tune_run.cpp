@@ -257,20 +257,31 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
         code = static_cast<ExitCode>(*failed);
     // Complete, decided shapes are published even when the run was interrupted.
     coordinator->checkpoint();
-    if (coordinator->rows_unpublished()) {
+    bool tuned_csv_write_failed = coordinator->rows_write_failed();
+    if (!tuned_csv_write_failed && coordinator->rows_unpublished()) {
         end = RunEnd::interrupted;
         code = ExitCode::interrupted;
     }
     if (options.compare && end == RunEnd::finished) {
-        compare_and_update(options, device, coordinator->final_decisions(),
-                           supervisor_config(options, 0, binding, false), signals);
-        if (signals.requested()) {
+        const CompareOutcome compared =
+            compare_and_update(options, device, coordinator->final_decisions(),
+                               supervisor_config(options, 0, binding, false), signals);
+        if (signals.requested() || compared.lock_timed_out) {
             // The replays after the signal never ran, so their shapes were not judged and
-            // not written: this is an interrupted run, and --resume (every shape is decided
-            // in the journal) replays and writes them.
+            // not written (or the lock kept the rows out): this is an interrupted run, and
+            // --resume (every shape is decided in the journal) replays and writes them.
             end = RunEnd::interrupted;
             code = ExitCode::interrupted;
         }
+        tuned_csv_write_failed = compared.write_failed;
+    }
+    if (tuned_csv_write_failed) {
+        // Nothing was lost but the file: everything decided is journaled.
+        code = with_unwritten_outputs(code, false);
+        spdlog::error(
+            "{} was not written; free space, then run again with --resume to publish the "
+            "journaled decisions without measuring them again (journal {})",
+            options.tuned_path, options.journal_path);
     }
 
     const config::TunedTable tuned_after = config::read_tuned_csv_if_exists(options.tuned_path);

@@ -25,9 +25,10 @@ inline constexpr std::uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
 // flushes the file to stable storage. Throws fhmoe::Error naming the path.
 void seal_archive_file(const std::string& path);
 
-// The same seal, written into the first kSealBytes of a whole archive held in memory.
-// Throws fhmoe::Error when `image` has no userblock to hold it.
-void seal_archive_image(std::string& image);
+// The same seal, written into the first kSealBytes of a whole archive held in memory
+// (`size` bytes at `image`, the seal's bytes included). Throws fhmoe::Error when the image
+// has no room for the seal.
+void seal_archive_image(char* image, std::size_t size);
 
 // Throws fhmoe::Error naming the path when the file is missing, shorter or longer than its
 // header says, not sealed, or its checksum does not match.

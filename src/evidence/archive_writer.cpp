@@ -1,3 +1,6 @@
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
 #include <deque>
 #include <string>
 #include <vector>
@@ -80,10 +83,12 @@ std::vector<ShapeRow> shape_rows(const RunEvidence& evidence, TextArena& arena) 
     return rows;
 }
 
-std::vector<CandidateRow> candidate_rows(const RunEvidence& evidence, TextArena& arena) {
-    std::vector<CandidateRow> rows(evidence.candidates.size());
+// The rows of candidates [first, first + count).
+std::vector<CandidateRow> candidate_rows(const RunEvidence& evidence, TextArena& arena,
+                                         std::size_t first, std::size_t count) {
+    std::vector<CandidateRow> rows(count);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const CandidateRecord& record = evidence.candidates[i];
+        const CandidateRecord& record = evidence.candidates[first + i];
         const tuning::CandidateResult& result = record.result;
         CandidateRow& row = rows[i];
         row.shape_id = record.shape_id;
@@ -126,6 +131,22 @@ std::vector<CandidateRow> candidate_rows(const RunEvidence& evidence, TextArena&
         row.finished_unix_ns = result.finished_unix_ns;
     }
     return rows;
+}
+
+// The largest table, one row per planned candidate of the night, written a slice of rows at
+// a time: its row buffers and their derived strings are bounded by the slice, not the night.
+constexpr std::size_t kCandidateRowsPerSlice = 16384;
+
+void write_candidates(hid_t file, const ArchiveSchema& schema, const RunEvidence& evidence) {
+    const std::size_t total = evidence.candidates.size();
+    h5::Dataset table = h5::create_table(file, kCandidatesTable, schema.candidates(), total);
+    for (std::size_t first = 0; first < total; first += kCandidateRowsPerSlice) {
+        const std::size_t count = std::min(kCandidateRowsPerSlice, total - first);
+        TextArena arena;
+        const std::vector<CandidateRow> rows = candidate_rows(evidence, arena, first, count);
+        h5::write_rows_at(table, kCandidatesTable, schema.candidates(), rows.data(), count, first);
+    }
+    table.close(std::string("dataset /") + kCandidatesTable + ": close");
 }
 
 std::vector<RaceRow> race_rows(const RunEvidence& evidence) {
@@ -184,20 +205,92 @@ std::vector<RankRow> rank_rows(const Provenance& provenance) {
 // The core driver grows its buffer by this much at a time.
 constexpr std::size_t kImageIncrement = std::size_t{4} << 20;
 
+// The buffer HDF5's core driver builds the archive in, allocated by the tuner with kSealBytes
+// in front of what HDF5 sees, so that the sealed archive is written from it as it is.
+// Copying the image out of HDF5 instead (H5Fget_file_image) held the archive twice at rank
+// 0's peak (issue #12, item 9). HDF5 may open a file more than once while creating it (a
+// look at an existing file of that name first); each open gets its buffer and frees it when
+// it closes.
+class OwnedImage {
+public:
+    OwnedImage() = default;
+    OwnedImage(const OwnedImage&) = delete;
+    OwnedImage& operator=(const OwnedImage&) = delete;
+    ~OwnedImage() { std::free(base_); }
+
+    // The callbacks HDF5 allocates, resizes and frees the image through.
+    H5FD_file_image_callbacks_t callbacks() {
+        H5FD_file_image_callbacks_t c{};
+        c.image_malloc = &OwnedImage::allocate;
+        c.image_memcpy = &OwnedImage::copy;
+        c.image_realloc = &OwnedImage::resize;
+        c.image_free = &OwnedImage::release;
+        c.udata_copy = &OwnedImage::same_udata;
+        c.udata_free = &OwnedImage::keep_udata;
+        c.udata = this;
+        return c;
+    }
+
+    // The open file's buffer with room for the seal in front of the image; null when none.
+    char* sealed_start() const { return static_cast<char*>(base_); }
+
+private:
+    static OwnedImage& of(void* udata) { return *static_cast<OwnedImage*>(udata); }
+    static void* image_of(void* base) { return static_cast<char*>(base) + kSealBytes; }
+
+    static void* allocate(std::size_t size, H5FD_file_image_op_t op, void* udata) {
+        return resize(nullptr, size, op, udata);
+    }
+    static void* copy(void* destination, const void* source, std::size_t size, H5FD_file_image_op_t,
+                      void*) {
+        return std::memcpy(destination, source, size);
+    }
+    static void* resize(void* image, std::size_t size, H5FD_file_image_op_t, void* udata) {
+        OwnedImage& owner = of(udata);
+        // One open file at a time: a new buffer only when none is held, a resize only of it.
+        if (image == nullptr ? owner.base_ != nullptr : image != image_of(owner.base_)) {
+            return nullptr;  // HDF5 reports an allocation failure
+        }
+        void* grown = std::realloc(owner.base_, kSealBytes + size);
+        if (grown == nullptr) return nullptr;  // the old buffer is intact
+        owner.base_ = grown;
+        return image_of(grown);
+    }
+    static herr_t release(void* image, H5FD_file_image_op_t, void* udata) {
+        OwnedImage& owner = of(udata);
+        if (image == nullptr) return 0;
+        if (owner.base_ == nullptr || image != image_of(owner.base_)) return -1;
+        std::free(owner.base_);
+        owner.base_ = nullptr;
+        return 0;
+    }
+    static void* same_udata(void* udata) { return udata; }
+    static herr_t keep_udata(void*) { return 0; }
+
+    void* base_ = nullptr;
+};
+
 // HDF5 builds the archive in memory (the core driver, no backing store), so no disk error
 // ever reaches it: when a write to a full disk failed inside HDF5, the library was left with
 // a file it could neither flush nor close, and its shutdown at exit crashed (SIGSEGV in
-// H5F__close_cb). The bytes go to disk in write_archive, where every failure is an error.
+// H5F__close_cb). The bytes go to disk here, from the flushed image (what H5Fget_file_image
+// would copy), where every failure is an error; a temporary file beside `path`, synced,
+// renamed over it: on a full disk the write fails, the temporary file is removed, and the
+// previous archive stays as it was.
 //
 // The image is made without a userblock (with one, the image HDF5 1.10 returned had no
 // superblock where readers look for it); the seal's bytes are put in front of it, and HDF5
 // and h5py find the superblock at kSealBytes, as they do in a file given a userblock by h5jam.
-std::string archive_image(const std::string& name, const RunEvidence& evidence) {
+void write_archive_image(const std::string& path, const RunEvidence& evidence) {
     h5::silence_automatic_error_printing();
+    OwnedImage image;
     h5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS), "create a file access property list");
     h5::check(H5Pset_fapl_core(access.get(), kImageIncrement, /*backing_store=*/0),
               "build the file in memory");
-    h5::File file(H5Fcreate(name.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+    H5FD_file_image_callbacks_t callbacks = image.callbacks();
+    h5::check(H5Pset_file_image_callbacks(access.get(), &callbacks),
+              "give the file a buffer of the tuner's");
+    h5::File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
                   "create the file");
     const ArchiveSchema schema;
     TextArena arena;
@@ -205,21 +298,18 @@ std::string archive_image(const std::string& name, const RunEvidence& evidence) 
     h5::write_table(file.get(), kPolicyTable, schema.policy(), policy_rows(evidence.provenance));
     h5::write_table(file.get(), kRanksTable, schema.ranks(), rank_rows(evidence.provenance));
     h5::write_table(file.get(), kShapesTable, schema.shapes(), shape_rows(evidence, arena));
-    h5::write_table(file.get(), kCandidatesTable, schema.candidates(),
-                    candidate_rows(evidence, arena));
+    write_candidates(file.get(), schema, evidence);
     h5::write_table(file.get(), kRaceTable, schema.race(), race_rows(evidence));
     h5::write_table(file.get(), kDecisionsTable, schema.decisions(),
                     decision_rows(evidence, arena));
     h5::check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flush the file");
-    const ssize_t size = H5Fget_file_image(file.get(), nullptr, 0);
-    if (size < 0) h5::throw_hdf5_error("measure the file image");
-    std::string image(kSealBytes + static_cast<std::size_t>(size), '\0');
-    if (H5Fget_file_image(file.get(), image.data() + kSealBytes, image.size() - kSealBytes) !=
-        size) {
-        h5::throw_hdf5_error("copy the file image");
-    }
+    const ssize_t image_size = H5Fget_file_image(file.get(), nullptr, 0);
+    if (image_size < 0) h5::throw_hdf5_error("measure the file image");
+    if (image.sealed_start() == nullptr) throw Error("HDF5 made no file image");
+    const std::size_t size = kSealBytes + static_cast<std::size_t>(image_size);
+    seal_archive_image(image.sealed_start(), size);
+    config::write_file_atomically(path, std::string_view(image.sealed_start(), size));
     file.close("close the file");
-    return image;
 }
 
 }  // namespace
@@ -227,11 +317,7 @@ std::string archive_image(const std::string& name, const RunEvidence& evidence) 
 void write_archive(const std::string& path, const RunEvidence& evidence) {
     check_consistent(evidence);
     try {
-        std::string image = archive_image(path, evidence);
-        seal_archive_image(image);
-        // A temporary file beside `path`, synced, renamed over it: on a full disk the write
-        // fails, the temporary file is removed, and the previous archive stays as it was.
-        config::write_file_atomically(path, image);
+        write_archive_image(path, evidence);
     } catch (const Error& error) {
         throw Error("writing evidence archive '" + path + "': " + error.what());
     }

@@ -15,8 +15,8 @@ constexpr unsigned kDeflateLevel = 4;
 
 }  // namespace
 
-void write_table_rows(hid_t parent, const std::string& name, const CompoundType& row_type,
-                      const void* rows, std::size_t count) {
+Dataset create_table(hid_t parent, const std::string& name, const CompoundType& row_type,
+                     std::size_t count) {
     const std::string where = "dataset /" + name;
     if (!H5Zfilter_avail(H5Z_FILTER_DEFLATE)) {
         throw Error(where + ": this HDF5 library has no deflate filter");
@@ -35,14 +35,32 @@ void write_table_rows(hid_t parent, const std::string& name, const CompoundType&
     check(H5Pset_shuffle(create.get()), where + ": set the shuffle filter");
     check(H5Pset_deflate(create.get(), kDeflateLevel), where + ": set the deflate filter");
 
-    Dataset dataset(H5Dcreate2(parent, name.c_str(), file_type.get(), space.get(), H5P_DEFAULT,
-                               create.get(), H5P_DEFAULT),
-                    where + ": create");
-    if (count > 0) {
-        check(H5Dwrite(dataset.get(), row_type.type().get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, rows),
-              where + ": write " + std::to_string(count) + " rows");
-    }
-    dataset.close(where + ": close");
+    return Dataset(H5Dcreate2(parent, name.c_str(), file_type.get(), space.get(), H5P_DEFAULT,
+                              create.get(), H5P_DEFAULT),
+                   where + ": create");
+}
+
+void write_rows_at(const Dataset& dataset, const std::string& name, const CompoundType& row_type,
+                   const void* rows, std::size_t count, std::size_t first) {
+    if (count == 0) return;
+    const std::string where = "dataset /" + name + ": write rows " + std::to_string(first) +
+                              " to " + std::to_string(first + count - 1);
+    Dataspace file_space(H5Dget_space(dataset.get()), where);
+    const hsize_t start[1] = {static_cast<hsize_t>(first)};
+    const hsize_t length[1] = {static_cast<hsize_t>(count)};
+    check(H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, length, nullptr),
+          where);
+    Dataspace memory_space(H5Screate_simple(1, length, nullptr), where);
+    check(H5Dwrite(dataset.get(), row_type.type().get(), memory_space.get(), file_space.get(),
+                   H5P_DEFAULT, rows),
+          where);
+}
+
+void write_table_rows(hid_t parent, const std::string& name, const CompoundType& row_type,
+                      const void* rows, std::size_t count) {
+    Dataset dataset = create_table(parent, name, row_type, count);
+    write_rows_at(dataset, name, row_type, rows, count, 0);
+    dataset.close("dataset /" + name + ": close");
 }
 
 namespace {

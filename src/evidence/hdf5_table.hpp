@@ -16,6 +16,13 @@ namespace fhmoe::evidence::h5 {
 void write_table_rows(hid_t parent, const std::string& name, const CompoundType& row_type,
                       const void* rows, std::size_t count);
 
+// A table of `count` rows written in slices: create it, then write each slice of rows at
+// its first row (so that only a slice of rows is held in memory at a time).
+Dataset create_table(hid_t parent, const std::string& name, const CompoundType& row_type,
+                     std::size_t count);
+void write_rows_at(const Dataset& dataset, const std::string& name, const CompoundType& row_type,
+                   const void* rows, std::size_t count, std::size_t first);
+
 // Opens `name`, checks that its type has every member of `row_type`, and returns it with
 // its row count. Throws fhmoe::Error for a missing dataset or member.
 struct OpenTable {

@@ -23,6 +23,15 @@ TEST(TerminationSignals, SigtermWakesThePollLoopAndIsRemembered) {
     EXPECT_TRUE(readable(signals.wait_fd()));
 }
 
+// What mpirun and srun pass on to the ranks at once, where SIGTERM to them kills the ranks.
+TEST(TerminationSignals, Sigusr1IsAStopRequestToo) {
+    TerminationSignals signals;
+    ASSERT_EQ(::raise(SIGUSR1), 0);  // the default action would end the process
+    EXPECT_TRUE(signals.requested());
+    EXPECT_EQ(signals.signal_number(), SIGUSR1);
+    EXPECT_TRUE(readable(signals.wait_fd()));
+}
+
 TEST(TerminationSignals, FirstSignalWinsAndTheHandlerIsRemovedAfterwards) {
     {
         TerminationSignals signals;
@@ -32,6 +41,8 @@ TEST(TerminationSignals, FirstSignalWinsAndTheHandlerIsRemovedAfterwards) {
     }
     struct sigaction current;
     ASSERT_EQ(::sigaction(SIGTERM, nullptr, &current), 0);
+    EXPECT_EQ(current.sa_handler, SIG_DFL);
+    ASSERT_EQ(::sigaction(SIGUSR1, nullptr, &current), 0);
     EXPECT_EQ(current.sa_handler, SIG_DFL);
 }
 

@@ -9,6 +9,8 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -99,6 +101,67 @@ TEST(TuneMpiFatalError, JournalFullOnRankZeroEndsEveryRankWithExitTwo) {
     // It really was mid-run: results had been journaled before the disk filled.
     EXPECT_GT(evidence::read_journal(dir + "/small-disk/journal.bin").records.size(), 2U);
     expect_outputs_untouched(dir, outputs);
+}
+
+// Writes `path` until its file system has no byte left.
+void fill(const std::string& path) {
+    std::FILE* file = std::fopen(path.c_str(), "wb");
+    ASSERT_NE(file, nullptr);
+    const std::string block(4096, 'f');
+    while (std::fwrite(block.data(), 1, block.size(), file) == block.size() &&
+           std::fflush(file) == 0) {
+    }
+    std::fclose(file);
+}
+
+// A journal that already holds a session's results, resumed on a disk that has filled since:
+// the resume ends at once with exit 2, every byte the journal held is still there (a failed
+// append may leave a torn tail, which the next resume cuts), the tuned CSV and the archive
+// of the earlier run are byte-identical, and once there is room --resume finishes the run.
+TEST(TuneMpiFatalError, AResumeOnAFullDiskKeepsTheJournalItContinues) {
+    if (::geteuid() != 0) GTEST_SKIP() << "mounting a small tmpfs (a real full disk) needs root";
+    const std::string base = fresh_directory();
+    const EarlierOutputs outputs = earlier_outputs(base);
+    const std::string dir = base + "/resume";
+    std::filesystem::create_directories(dir);
+    place_outputs(dir, outputs);
+    SmallTmpfs disk(dir + "/small-disk", 1024 * 1024);
+    if (!disk.mounted()) GTEST_SKIP() << "cannot mount a tmpfs: " << disk.why_not();
+    const std::string journal = dir + "/small-disk/journal.bin";
+    auto args = small_run_args(dir, "sim", 8, kSeed);
+    for (auto& arg : args) {
+        if (arg == dir + "/journal.bin") arg = journal;
+    }
+    args.insert(args.end(), {"--evidence", dir + "/evidence.h5", "--all"});
+
+    // The first session: interrupted once it has journaled results (the test hook holds its
+    // work there until the signal), exit 3.
+    {
+        TunerLaunch launch(dir, kRanks, args, {{"FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS", "12"}});
+        ASSERT_TRUE(wait_for_journal_records(journal, 12, kEndsWithin));
+        launch.signal_ranks(SIGTERM);
+        const TunerExit interrupted = launch.wait(kEndsWithin);
+        ASSERT_EQ(interrupted.exit_code, 3) << interrupted.log;
+    }
+    const std::string held = read_file(journal);
+    const std::string tuned_before = read_file(dir + "/tuned.csv");
+    const std::string archive_before = read_file(dir + "/evidence.h5");
+    fill(dir + "/small-disk/filler");
+
+    auto resume_args = args;
+    resume_args.push_back("--resume");
+    const TunerExit full = run_tuner(dir, kRanks, resume_args, {}, kEndsWithin);
+    EXPECT_EQ(full.exit_code, 2) << full.log;
+    EXPECT_NE(full.log.find("No space left on device"), std::string::npos) << full.log;
+    EXPECT_EQ(read_file(journal).substr(0, held.size()), held) << "the journal lost bytes";
+    EXPECT_TRUE(read_file(dir + "/tuned.csv") == tuned_before) << "tuned CSV changed";
+    EXPECT_TRUE(read_file(dir + "/evidence.h5") == archive_before) << "archive changed";
+
+    std::filesystem::remove(dir + "/small-disk/filler");
+    const TunerExit resumed = run_tuner(dir, kRanks, resume_args, {}, std::chrono::seconds(120));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.log;
+    expect_each_candidate_once(read_journal_facts(journal));
+    EXPECT_EQ(tuned_choices(dir + "/tuned.csv").size(), 5U);
 }
 
 TEST(TuneMpiFatalError, AMemberRankWithoutItsWorkerProgramEndsTheRunWithExitTwo) {

@@ -281,6 +281,73 @@ TEST(TuneMpiPaths, AFullDiskKeepsThePreviousArchiveAndExitsFive) {
     EXPECT_EQ(facts.final_decisions.size(), 5U);
 }
 
+// The tuned CSV on a full file system: every checkpoint fails to write it (ENOSPC at
+// `failing_write`), measuring goes on with the decisions journaled, and the run ends with
+// exit 5, the previous CSV byte-identical and nothing left beside it. Once there is room,
+// --resume publishes the journaled decisions without measuring again: the CSV the same run
+// writes on a disk with room. `room_left`: bytes freed after filling the disk.
+void expect_tuned_csv_kept_on_a_full_disk(std::size_t room_left, const std::string& failing_write,
+                                          const std::vector<std::string>& flags = {},
+                                          const std::string& sample = "4") {
+    const std::string run = prepared_run_directory();
+    // The same run where there is room: the CSV the resume must end with.
+    const std::string roomy = fs::path(run).parent_path().string() + "/roomy";
+    fs::create_directories(roomy);
+    fs::copy_file(run + "/untuned.csv", roomy + "/untuned.csv");
+    fs::copy_file(run + "/tuned.csv", roomy + "/tuned.csv");
+    const TunerExit reference =
+        run_tuner(roomy, 2, with(replacing(run_args(roomy), "--candidate-sample", sample), flags));
+    ASSERT_EQ(reference.exit_code, 0) << reference.log;
+
+    SmallFileSystem full(run + "/full", "1m");
+    if (!full.mounted()) GTEST_SKIP() << full.why_not();
+    fs::copy_file(run + "/tuned.csv", run + "/full/tuned.csv");
+    write_text(run + "/full/room", std::string(room_left, 'r'));
+    full.fill(run + "/full/filler");
+    fs::remove(run + "/full/room");
+    const auto before = files_under(run + "/full");
+    const auto args = with(replacing(replacing(run_args(run), "-o", run + "/full/tuned.csv"),
+                                     "--candidate-sample", sample),
+                           flags);
+
+    const TunerExit exit =
+        run_tuner(fs::path(run).parent_path().string(), 2, args, {}, std::chrono::seconds(60));
+    EXPECT_EQ(exit.exit_code, 5) << exit.log;
+    EXPECT_NE(exit.log.find(run + "/full/tuned.csv not written"), std::string::npos) << exit.log;
+    EXPECT_NE(exit.log.find(failing_write + ": No space left on device"), std::string::npos)
+        << exit.log;
+    EXPECT_NE(exit.log.find("run again with --resume to publish"), std::string::npos) << exit.log;
+    EXPECT_EQ(files_under(run + "/full"), before) << "no temporary, no lock, nothing replaced";
+    const JournalFacts measured = read_journal_facts(run + "/new.journal");
+    EXPECT_EQ(measured.final_decisions.size(), 5U);
+    expect_each_candidate_once(measured);
+
+    fs::remove(run + "/full/filler");
+    const TunerExit resumed = run_tuner(fs::path(run).parent_path().string(), 2,
+                                        with(args, {"--resume"}), {}, std::chrono::seconds(60));
+    ASSERT_EQ(resumed.exit_code, 0) << resumed.log;
+    EXPECT_EQ(read_file(run + "/full/tuned.csv"), read_file(roomy + "/tuned.csv")) << resumed.log;
+    // Nothing measured again.
+    EXPECT_EQ(read_journal_facts(run + "/new.journal").terminal_records, measured.terminal_records);
+}
+
+// No byte left: taking the CSV's lock fails (its content file cannot be written).
+TEST(TuneMpiPaths, AFullDiskForTheTunedCsvKeepsThePreviousOneAndResumePublishes) {
+    expect_tuned_csv_kept_on_a_full_disk(0, "writing the lock's content");
+}
+
+// One page left: the lock is taken, the replacement CSV (two pages) cannot be written.
+TEST(TuneMpiPaths, ADiskTooFullForTheNewTunedCsvKeepsTheOldOneAndResumePublishes) {
+    expect_tuned_csv_kept_on_a_full_disk(4096, ": writing");
+}
+
+// The nightly retune's mode: the rows are written once, after the replays (a sample large
+// enough for the sim backend's winners to beat the default configs by the bar).
+TEST(TuneMpiPaths, AFullDiskForUpdateImprovedKeepsTheTunedCsvAndResumeWritesIt) {
+    expect_tuned_csv_kept_on_a_full_disk(0, "writing the lock's content",
+                                         {"--compare", "--update_improved"}, "48");
+}
+
 // Inputs that pass the CSV's syntax but cannot run are refused before anything is written.
 TEST(TuneMpiPaths, AnUntunedCsvThatCannotRunIsRefusedBeforeAnythingIsWritten) {
     const std::string run = prepared_run_directory();

@@ -75,9 +75,12 @@ public:
 
     // Syncs the journal and publishes every decided row (unless --compare holds rows back).
     void checkpoint();
-    // The last checkpoint could not write the tuned CSV (its lock timed out); the decisions
+    // The last checkpoint could not write the tuned CSV (its lock timed out, or the file
+    // system refused the write: a full disk); the previous CSV is as it was, the decisions
     // are journaled and --resume publishes them.
     bool rows_unpublished() const { return rows_unpublished_; }
+    // Of those, the file system refused the write (not the lock): the output is not written.
+    bool rows_write_failed() const { return rows_write_failed_; }
 
     // Tells every other rank to leave with `exit_code` and waits (bounded) until each one
     // has acknowledged, journaling any result that still arrives. False when some rank did
@@ -135,7 +138,8 @@ private:
     ProgressReporter progress_;
     std::optional<std::size_t> kill_after_records_;  // test hook, see coordinator.cpp
     std::optional<std::size_t> hold_after_records_;  // test hook, see coordinator.cpp
-    bool rows_unpublished_ = false;  // the last checkpoint could not take the CSV's lock
+    bool rows_unpublished_ = false;   // the last checkpoint did not write the tuned CSV
+    bool rows_write_failed_ = false;  // ... because the file system refused the write
     bool holding_ = false;
     std::optional<int> rank_failure_exit_code_;
 };

@@ -17,10 +17,17 @@
 
 namespace fhmoe::cluster {
 
-std::vector<tuning::CompareRow> compare_and_update(const TuneOptions& options,
-                                                   const family::DeviceKey& device,
-                                                   const std::vector<DecidedShape>& decided,
-                                                   const supervisor::SupervisorConfig& config,
-                                                   TerminationSignals& signals);
+struct CompareOutcome {
+    std::vector<tuning::CompareRow> plan;
+    // --update_improved could not write the rows the plan marks; the previous tuned CSV is
+    // as it was, and --resume (every shape decided in the journal) replays and writes them.
+    bool lock_timed_out = false;  // another writer held the CSV's lock
+    bool write_failed = false;    // the file system refused the write (a full disk)
+};
+
+CompareOutcome compare_and_update(const TuneOptions& options, const family::DeviceKey& device,
+                                  const std::vector<DecidedShape>& decided,
+                                  const supervisor::SupervisorConfig& config,
+                                  TerminationSignals& signals);
 
 }  // namespace fhmoe::cluster
