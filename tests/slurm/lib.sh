@@ -2,6 +2,9 @@
 # fixture test slurm_cluster_start brought up; ctest passes SLURM_CONF in the environment.
 # shellcheck shell=bash
 
+# shellcheck source=tools/local-slurm/poll.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../../tools/local-slurm/poll.sh"
+
 test_name=$(basename "$0" .sh)
 log() { printf '[%s %s] %s\n' "$test_name" "$(date +%T)" "$*"; }
 fail() {
@@ -28,17 +31,6 @@ cancel_submitted_jobs() {
   [ ${#submitted_jobs[@]} -eq 0 ] || scancel "${submitted_jobs[@]}" 2>/dev/null || true
 }
 trap cancel_submitted_jobs EXIT
-
-# wait_until <seconds> <command...>: bounded polling of the Slurm daemons' state.
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  while ((SECONDS < deadline)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  "$@" >/dev/null 2>&1
-}
 
 # job_field <job id> <field>: one field of `scontrol show job` (e.g. JobState, Restarts).
 job_field() {

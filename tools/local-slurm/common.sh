@@ -31,24 +31,8 @@ local_slurm_node=$(hostname -s)
 # is looked up beside it.
 export SLURM_CONF=$local_slurm_conf
 
-# pidfile_alive <pidfile>: the pid in it names a live process.
-pidfile_alive() {
-  local pid
-  [ -s "$1" ] || return 1
-  pid=$(<"$1")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
-}
-
-# wait_until <seconds> <command...>: poll an external daemon's state with a deadline.
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  while ((SECONDS < deadline)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  "$@" >/dev/null 2>&1
-}
+# shellcheck source=tools/local-slurm/poll.sh
+source "$(dirname "${BASH_SOURCE[0]}")/poll.sh"
 
 # show_logs: the last lines of every daemon log, for a failure message.
 show_logs() {

@@ -6,6 +6,9 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # the variables below are used by the scripts that source this
 
+# shellcheck source=tools/local-slurm/poll.sh
+source "$(dirname "${BASH_SOURCE[0]}")/poll.sh"
+
 FHMOE_SLURM2_STATE_DIR=${FHMOE_SLURM2_STATE_DIR:-/run/fhmoe-slurm-2node}
 # Inside the namespaces nothing else listens, so Slurm's ports could be anything; these match the
 # single-node cluster's so one firewall rule, if any, fits both.
@@ -59,24 +62,6 @@ node_namespaces_exist() {
   local node=$1
   [ -e "$(two_node_netns_file "$node")" ] && [ -e "$(two_node_uts_file "$node")" ] &&
     [ "$(on_node "$node" hostname 2>/dev/null)" = "$node" ]
-}
-
-pidfile_alive() {
-  local pid
-  [ -s "$1" ] || return 1
-  pid=$(<"$1")
-  [[ $pid =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null
-}
-
-# wait_until <seconds> <command...>: poll an external daemon's state with a deadline.
-wait_until() {
-  local deadline=$((SECONDS + $1))
-  shift
-  while ((SECONDS < deadline)); do
-    "$@" >/dev/null 2>&1 && return 0
-    sleep 0.2
-  done
-  "$@" >/dev/null 2>&1
 }
 
 show_logs() {
