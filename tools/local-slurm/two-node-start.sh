@@ -155,15 +155,9 @@ for node in "${two_node_names[@]}"; do
   if pidfile_alive "$pidfile"; then
     echo "slurmd     already running on $node (pid $(<"$pidfile"))"
   else
-    # Each node has its own /tmp, as real nodes do: Slurm's PMIx plugin makes
-    # /tmp/spmix_appdir_<uid>_<job>.<step> on every node of a step, and with one shared /tmp the
-    # second node's slurmstepd finds the first's directory and fails the launch. slurmd runs in
-    # a mount namespace of its own (a slave of the host's, so the shared filesystem's mounts
-    # still show) where the node's directory under the state directory is bound onto /tmp.
+    # Each node's own temporary directory (TmpFS=<state>/tmp/%n in the config).
     install -d -m 1777 "$two_node_tmp/$node"
-    # shellcheck disable=SC2016  # $1 and $@ belong to the inner shell
-    on_node "$node" unshare --mount --propagation slave -- /bin/sh -c 'mount --bind "$1" /tmp && shift && exec "$@"' \
-      node-tmp "$two_node_tmp/$node" /usr/sbin/slurmd -f "$two_node_conf" -N "$node" ||
+    on_node "$node" /usr/sbin/slurmd -f "$two_node_conf" -N "$node" ||
       fail "slurmd did not start on $node"
     wait_until 10 pidfile_alive "$pidfile" || fail "slurmd of $node wrote no live pidfile"
     echo "slurmd     started on $node (pid $(<"$pidfile"))"
