@@ -13,7 +13,7 @@ fail() {
 }
 
 [ -n "${SLURM_CONF:-}" ] || fail "SLURM_CONF is not set: run this through ctest (label slurm)"
-scontrol ping 2>/dev/null | grep -q 'is UP' ||
+scontrol ping 2>/dev/null | grep 'is UP' >/dev/null ||
   fail "the local cluster is not up (ctest's slurm_cluster_start fixture, or tools/local-slurm/start.sh)"
 
 # fresh_work_dir <name>: an empty directory for one test's files, in the build tree.

@@ -86,7 +86,7 @@ else
 fi
 
 # --- slurmctld ------------------------------------------------------------------------------
-controller_up() { scontrol ping | grep -q 'is UP'; }
+controller_up() { scontrol ping | grep 'is UP' >/dev/null; }
 if pidfile_alive "$local_slurm_slurmctld_pidfile"; then
   echo "slurmctld  already running (pid $(<"$local_slurm_slurmctld_pidfile"))"
 else

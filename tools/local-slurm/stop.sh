@@ -32,7 +32,7 @@ stop_by_pidfile() {
   rm -f "$pidfile"
 }
 
-if pidfile_alive "$local_slurm_slurmctld_pidfile" && scontrol ping 2>/dev/null | grep -q 'is UP'; then
+if pidfile_alive "$local_slurm_slurmctld_pidfile" && scontrol ping 2>/dev/null | grep 'is UP' >/dev/null; then
   mapfile -t jobs < <(squeue -h -o %A 2>/dev/null)
   if [ ${#jobs[@]} -gt 0 ]; then
     echo "cancelling ${#jobs[@]} job(s) of the local cluster: ${jobs[*]}"
