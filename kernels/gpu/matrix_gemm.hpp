@@ -181,102 +181,193 @@ __device__ __forceinline__ void multiply_pair(float (&acc)[TG][4], int tg,
     }
 }
 
-// Pairs [first, end) in steps of P pairs (the last step may be short). Weights arrive through
-// the warp's ring (above); this step's activation fragments, shared by every weight tile and
-// mostly served by the cache, are all requested before the first instruction uses one when
-// they fit in registers. Token groups at or past op.groups are padding only and are skipped.
+// A lane's cursors over one K loop: the global sources it copies from and the activation rows
+// it reads advance by constant strides, the ring slots by whole slots, so the loop body adds
+// offsets instead of recomputing 64-bit index products per copy and per load (the profile
+// of the previous loop at 4 DSV4 tokens: ~90 of its ~175 instructions per pair were that).
+template <int TG, int P, int kStages, bool kFp4>
+struct LaneCursors {
+    static constexpr int kChunks = kFp4 ? 1 : 2;                 // 16-byte chunks per lane per pair
+    static constexpr int kPairBytes = kChunks * kWarpTileBytes;  // a warp's weight bytes per pair
+    static constexpr unsigned kSlotCodeBytes = P * 2 * kWarpTileBytes;  // ring slot, codes
+    static constexpr unsigned kSlotScaleBytes = P * 32 * 4;             // ring slot, scales
+
+    const std::uint8_t* weights;  // the next pair to copy, this lane's chunk
+    const std::uint8_t* scales;   // the next pair's scale word of this lane's rows
+    unsigned ring_codes;          // shared address of this lane's chunk in slot 0, pair 0
+    unsigned ring_scales;
+    // This lane's activation fragment and its token columns' scales at the next pair to read,
+    // as 32-bit offsets from op.activations / op.activation_scales (fewer live registers).
+    unsigned codes_at[TG];
+    unsigned scale0_at[TG];
+    unsigned scale1_at[TG];
+
+    __device__ LaneCursors(const WarpTileOperands& op, std::int64_t first, int lane) {
+        const int g = lane >> 2;
+        weights = op.weights + first * kPairBytes + lane * kLaneBytes;
+        scales = op.weight_scales + (first * 8 + g) * 4;
+        ring_codes = static_cast<unsigned>(__cvta_generic_to_shared(op.ring)) + lane * kLaneBytes;
+        ring_scales = ring_codes - lane * kLaneBytes + kStages * kSlotCodeBytes + lane * 4;
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) {
+            if (tg < op.groups) {
+                const ActivationRow row = activation_row(op, tg, lane);
+                codes_at[tg] =
+                    static_cast<unsigned>(row.codes - op.activations + first * (4 * kLaneBytes));
+                scale0_at[tg] =
+                    static_cast<unsigned>(row.scale0 - op.activation_scales + 2 * first);
+                scale1_at[tg] =
+                    static_cast<unsigned>(row.scale1 - op.activation_scales + 2 * first);
+            }
+        }
+    }
+
+    // Group tg's fragment and scales of pair i of the current step.
+    __device__ __forceinline__ ActivationPair load(const WarpTileOperands& op, int tg,
+                                                   int i) const {
+        ActivationPair a;
+        a.codes = load_lane16(op.activations + (codes_at[tg] + i * (4 * kLaneBytes)));
+        a.scale0 = __ldg(reinterpret_cast<const unsigned short*>(op.activation_scales +
+                                                                 (scale0_at[tg] + 2 * i)));
+        a.scale1 = __ldg(reinterpret_cast<const unsigned short*>(op.activation_scales +
+                                                                 (scale1_at[tg] + 2 * i)));
+        return a;
+    }
+};
+
+__device__ __forceinline__ void copy_async_16_to(unsigned shared, const void* global) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global));
+}
+
+__device__ __forceinline__ void copy_async_4_to(unsigned shared, const void* global) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared), "l"(global));
+}
+
+// Copies `count` pairs (kFull: P) from the cursor into ring slot `slot` and moves the cursor on.
+template <int TG, int P, int kStages, bool kFp4, bool kFull>
+__device__ __forceinline__ void copy_step(LaneCursors<TG, P, kStages, kFp4>& c, int slot,
+                                          int count) {
+    using C = LaneCursors<TG, P, kStages, kFp4>;
+    const unsigned codes = c.ring_codes + slot * C::kSlotCodeBytes;
+    const unsigned scales = c.ring_scales + slot * C::kSlotScaleBytes;
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+        if (!kFull && i >= count) break;
+        copy_async_16_to(codes + i * 2 * kWarpTileBytes, c.weights + i * C::kPairBytes);
+        if constexpr (!kFp4) {
+            copy_async_16_to(codes + (i * 2 + 1) * kWarpTileBytes,
+                             c.weights + i * C::kPairBytes + kWarpTileBytes);
+        }
+        copy_async_4_to(scales + i * 32 * 4, c.scales + i * 32);
+    }
+    c.weights += P * C::kPairBytes;
+    c.scales += P * 32;
+}
+
+// One step's work on ring slot `slot`: `count` pairs (kFull: P).
+template <int TG, int P, int kStages, bool kFp4, bool kFull>
+__device__ __forceinline__ void multiply_step(float (&acc)[TG][4],
+                                              LaneCursors<TG, P, kStages, kFp4>& c,
+                                              const WarpTileOperands& op, int slot, int count) {
+    using C = LaneCursors<TG, P, kStages, kFp4>;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const WeightRing<P, kStages> ring(op.ring);
+    uint4 codes[P][C::kChunks];
+    std::uint32_t scales[P];
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+        if (!kFull && i >= count) break;
+        codes[i][0] = ring.codes[((slot * P + i) * 2) * 32 + lane];
+        if constexpr (!kFp4) codes[i][1] = ring.codes[((slot * P + i) * 2 + 1) * 32 + lane];
+        scales[i] = ring.scales[(slot * P + i) * 32 + lane];
+    }
+    // This step's activation fragments (shared by every weight tile, mostly cache hits), all
+    // requested before the first instruction uses one when they fit in registers; the largest
+    // steps one pair at a time.
+    constexpr bool kWholeStep = TG * P <= 8;
+    ActivationPair staged[kWholeStep ? P : 1][TG];
+    if constexpr (kWholeStep) {
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            if (!kFull && i >= count) break;
+#pragma unroll
+            for (int tg = 0; tg < TG; ++tg) {
+                if (tg >= op.groups) break;
+                staged[i][tg] = c.load(op, tg, i);
+            }
+        }
+    }
+#pragma unroll
+    for (int i = 0; i < P; ++i) {
+        if (!kFull && i >= count) break;
+        std::uint32_t a[2][2][4];
+        weight_fragments<kFp4>(codes[i], a);
+        float scale_g[2];
+        float scale_g8[2];
+#pragma unroll
+        for (int block = 0; block < 2; ++block) {
+            scale_g[block] = e8m0_float((scales[i] >> (8 * block)) & 0xFF) * op.weight_factor;
+            scale_g8[block] =
+                e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF) * op.weight_factor;
+        }
+        if constexpr (!kWholeStep) {
+#pragma unroll
+            for (int tg = 0; tg < TG; ++tg) {
+                if (tg >= op.groups) break;
+                staged[0][tg] = c.load(op, tg, i);
+            }
+        }
+#pragma unroll
+        for (int tg = 0; tg < TG; ++tg) {
+            if (tg >= op.groups) break;
+            multiply_pair<TG>(acc, tg, a, scale_g, scale_g8, staged[kWholeStep ? i : 0][tg]);
+        }
+    }
+#pragma unroll
+    for (int tg = 0; tg < TG; ++tg) {
+        if (tg >= op.groups) break;
+        c.codes_at[tg] += P * (4 * kLaneBytes);
+        c.scale0_at[tg] += 2 * P;
+        c.scale1_at[tg] += 2 * P;
+    }
+}
+
+// Pairs [first, end) in steps of P pairs. Weights arrive through the warp's ring (above),
+// kStages - 1 steps ahead; the steps are whole but for the last, which alone checks its pair
+// count. Token groups at or past op.groups are padding only and are skipped.
 template <int TG, int P, int kStages, bool kFp4>
 __device__ __forceinline__ void accumulate_pairs(float (&acc)[TG][4], const WarpTileOperands& op,
                                                  std::int64_t first, std::int64_t end) {
     if (first >= end) return;
     const int lane = static_cast<int>(threadIdx.x) & 31;
-    constexpr bool kPrefetchActivations = TG * P <= 8;
-    const WeightRing<P, kStages> ring(op.ring);
-    const std::int64_t steps = (end - first + P - 1) / P;
-    // Small token tiles keep each group's activation addresses in registers for the loop.
-    constexpr bool kHoistRows = TG <= 4;
-    ActivationRow rows[kHoistRows ? TG : 1];
-    if constexpr (kHoistRows) {
+    const int pairs = static_cast<int>(end - first);
+    const int full_steps = pairs / P;
+    const int rest = pairs - full_steps * P;
+    LaneCursors<TG, P, kStages, kFp4> c(op, first, lane);
+    // The copies of step s (one commit group per step, empty past the end, so that the group
+    // count stays in step with the wait below).
+    int copy_slot = 0;
+    auto issue = [&](int s) {
+        if (s < full_steps) {
+            copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
+        } else if (s == full_steps && rest > 0) {
+            copy_step<TG, P, kStages, kFp4, false>(c, copy_slot, rest);
+        }
+        commit_copies();
+        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+    };
 #pragma unroll
-        for (int tg = 0; tg < TG; ++tg) rows[tg] = activation_row(op, tg, lane);
-    }
-#pragma unroll
-    for (int s = 0; s < kStages - 1; ++s) {
-        issue_weight_step<P, kStages, kFp4>(ring, op, s, first + s * P, end, lane);
-    }
-    for (std::int64_t step = 0; step < steps; ++step) {
-        const std::int64_t pair = first + step * P;
-        const int slot = static_cast<int>(step % kStages);
+    for (int s = 0; s < kStages - 1; ++s) issue(s);
+    int slot = 0;
+    for (int step = 0; step < full_steps; ++step) {
         wait_copies<kStages - 2>();
-        uint4 codes[P][kFp4 ? 1 : 2];
-        std::uint32_t scales[P];
-#pragma unroll
-        for (int i = 0; i < P; ++i) {
-            codes[i][0] = ring.codes[((slot * P + i) * 2) * 32 + lane];
-            if constexpr (!kFp4) codes[i][1] = ring.codes[((slot * P + i) * 2 + 1) * 32 + lane];
-            scales[i] = ring.scales[(slot * P + i) * 32 + lane];
-        }
-        issue_weight_step<P, kStages, kFp4>(ring, op,
-                                            static_cast<int>((step + kStages - 1) % kStages),
-                                            first + (step + kStages - 1) * P, end, lane);
-        ActivationPair staged[kPrefetchActivations ? P : 1][kPrefetchActivations ? TG : 1];
-        if constexpr (kPrefetchActivations) {
-#pragma unroll
-            for (int i = 0; i < P; ++i) {
-#pragma unroll
-                for (int tg = 0; tg < TG; ++tg) {
-                    if (tg < op.groups && pair + i < end) {
-                        if constexpr (kHoistRows) {
-                            staged[i][tg] = load_activation_pair(rows[tg], pair + i);
-                        } else {
-                            staged[i][tg] = load_activation_pair(op, tg, pair + i, lane);
-                        }
-                    }
-                }
-            }
-        }
-#pragma unroll
-        for (int i = 0; i < P; ++i) {
-            if (pair + i >= end) break;
-            std::uint32_t a[2][2][4];
-            weight_fragments<kFp4>(codes[i], a);
-            float scale_g[2];
-            float scale_g8[2];
-#pragma unroll
-            for (int block = 0; block < 2; ++block) {
-                scale_g[block] = e8m0_float((scales[i] >> (8 * block)) & 0xFF) * op.weight_factor;
-                scale_g8[block] =
-                    e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF) * op.weight_factor;
-            }
-            // Larger tiles request one pair's fragments of every group before the first use
-            // (up to 8 groups), the largest one group at a time.
-            constexpr bool kBatchPair = !kPrefetchActivations && TG <= 8;
-            ActivationPair batch[kBatchPair ? TG : 1];
-            if constexpr (kBatchPair) {
-#pragma unroll
-                for (int tg = 0; tg < TG; ++tg) {
-                    if (tg < op.groups) {
-                        if constexpr (kHoistRows) {
-                            batch[tg] = load_activation_pair(rows[tg], pair + i);
-                        } else {
-                            batch[tg] = load_activation_pair(op, tg, pair + i, lane);
-                        }
-                    }
-                }
-            }
-#pragma unroll
-            for (int tg = 0; tg < TG; ++tg) {
-                if (tg >= op.groups) break;
-                if constexpr (kPrefetchActivations) {
-                    multiply_pair<TG>(acc, tg, a, scale_g, scale_g8, staged[i][tg]);
-                } else if constexpr (kBatchPair) {
-                    multiply_pair<TG>(acc, tg, a, scale_g, scale_g8, batch[tg]);
-                } else {
-                    multiply_pair<TG>(acc, tg, a, scale_g, scale_g8,
-                                      load_activation_pair(op, tg, pair + i, lane));
-                }
-            }
-        }
+        issue(step + kStages - 1);
+        multiply_step<TG, P, kStages, kFp4, true>(acc, c, op, slot, P);
+        slot = slot + 1 == kStages ? 0 : slot + 1;
+    }
+    if (rest > 0) {
+        wait_copies<kStages - 2>();
+        multiply_step<TG, P, kStages, kFp4, false>(acc, c, op, slot, rest);
     }
     wait_copies<0>();  // no copy may still be landing when the ring is reused
 }
