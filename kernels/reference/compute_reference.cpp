@@ -13,6 +13,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <thread>
 #include <vector>
 
 #include "common/bf16.hpp"
@@ -20,9 +21,9 @@
 #include "common/fnv1a.hpp"
 #include "common/fp4_e2m1.hpp"
 #include "common/fp8_e4m3.hpp"
-#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
+#include "cpu/thread_pool.hpp"
 #include "fhmoe/kernels/reference.hpp"
 #include "problem/gate_up_layout.hpp"
 #include "problem/problem_dims.hpp"
@@ -30,9 +31,28 @@
 namespace fhmoe::kernels {
 namespace {
 
-constexpr std::int64_t kColumns = 16;   // outputs summed side by side (every dim is a multiple)
-constexpr std::int64_t kSlots = 4;      // tokens sharing each weight load
-constexpr std::int64_t kRowChunk = 16;  // weight rows dequantized per work item
+constexpr std::int64_t kColumns = 16;  // outputs summed side by side (every dim is a multiple)
+constexpr std::int64_t kSlots = 4;     // tokens sharing each weight load
+constexpr std::int64_t kRowChunk = 16;
+constexpr unsigned kMostReferenceThreads =
+    64;  // as host_parallel.hpp  // weight rows dequantized per work item
+
+// body(i) for every i in [0, n), worker w taking w, w + workers, ... (host_parallel.hpp's
+// split), on threads started once per reference: a DSV4 load runs four rounds per expert for
+// up to 385 experts, and starting threads per round cost more than a small round's work.
+// Every item writes its own outputs, so the result never depends on the split.
+template <typename Body>
+void for_each_item(ThreadPool& pool, std::int64_t n, const Body& body) {
+    const auto workers = static_cast<int>(std::min<std::int64_t>(n, pool.size()));
+    if (workers <= 1) {
+        for (std::int64_t i = 0; i < n; ++i) body(i);
+        return;
+    }
+    auto task = [&](int w) {
+        for (std::int64_t i = w; i < n; i += workers) body(i);
+    };
+    pool.run(workers, task);
+}
 
 // One expert's weights, dequantized and k-major: w1t [H][2I] (column r = the problem's w1 row
 // r), w2t [I][H].
@@ -70,8 +90,8 @@ void dequantize_rows_transposed(const DequantizeBlock& dequantize_block, std::in
     }
 }
 
-void dequantize_expert(const Problem& problem, const ProblemDims& dims, std::int64_t expert,
-                       DequantizedExpert& weights) {
+void dequantize_expert(ThreadPool& pool, const Problem& problem, const ProblemDims& dims,
+                       std::int64_t expert, DequantizedExpert& weights) {
     const std::int64_t rows1 = dims.gate_up_rows();
     const bool shared = expert == dims.shared_expert;
     const auto w1_block = [&](std::int64_t row, std::int64_t block, float* values) {
@@ -105,7 +125,7 @@ void dequantize_expert(const Problem& problem, const ProblemDims& dims, std::int
     };
     const std::int64_t chunks1 = (rows1 + kRowChunk - 1) / kRowChunk;
     const std::int64_t chunks2 = (dims.hidden + kRowChunk - 1) / kRowChunk;
-    parallel_for(chunks1 + chunks2, [&](std::int64_t chunk) {
+    for_each_item(pool, chunks1 + chunks2, [&](std::int64_t chunk) {
         if (chunk < chunks1) {
             dequantize_rows_transposed(w1_block, rows1, dims.hidden, chunk * kRowChunk,
                                        weights.w1t.data());
@@ -170,6 +190,8 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
     }
 
     ReferenceContributions parts{std::vector<float>(plane, 0.0f), std::vector<float>(plane, 0.0f)};
+    ThreadPool pool(static_cast<int>(
+        std::clamp<unsigned>(std::thread::hardware_concurrency(), 1u, kMostReferenceThreads)));
     const std::int64_t rows1 = dims.gate_up_rows();
     DequantizedExpert weights{
         std::vector<float>(static_cast<std::size_t>(rows1 * dims.hidden)),
@@ -177,7 +199,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
     for (std::int64_t expert = 0; expert < dims.experts; ++expert) {
         const auto& slots = slots_of_expert[static_cast<std::size_t>(expert)];
         if (slots.empty()) continue;
-        dequantize_expert(problem, dims, expert, weights);
+        dequantize_expert(pool, problem, dims, expert, weights);
         std::vector<float>& target = expert == dims.shared_expert ? parts.shared : parts.routed;
         const auto count = static_cast<std::int64_t>(slots.size());
         const std::int64_t slot_chunks = (count + kSlots - 1) / kSlots;
@@ -188,7 +210,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
         // Stage1: every slot's gate and up sums, [slot][2I].
         std::vector<float> gate_up(static_cast<std::size_t>(count * rows1));
         const std::int64_t chunks1 = rows1 / kColumns;
-        parallel_for(slot_chunks * chunks1, [&](std::int64_t item) {
+        for_each_item(pool, slot_chunks * chunks1, [&](std::int64_t item) {
             const std::int64_t first = item / chunks1 * kSlots;
             const std::int64_t column0 = item % chunks1 * kColumns;
             const std::int64_t n = std::min(kSlots, count - first);
@@ -206,7 +228,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
 
         // h = SiLU(gate) * up, through MXFP8 as stage2 reads it, [slot][I].
         std::vector<float> h(static_cast<std::size_t>(count * dims.inter));
-        parallel_for(count, [&](std::int64_t index) {
+        for_each_item(pool, count, [&](std::int64_t index) {
             const float* sums = gate_up.data() + index * rows1;
             float* row = h.data() + index * dims.inter;
             for (std::int64_t i = 0; i < dims.inter; ++i) {
@@ -242,7 +264,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
             }
         };
         if (distinct_tokens) {
-            parallel_for(slot_chunks * chunks2, stage2);
+            for_each_item(pool, slot_chunks * chunks2, stage2);
         } else {
             for (std::int64_t item = 0; item < slot_chunks * chunks2; ++item) stage2(item);
         }
