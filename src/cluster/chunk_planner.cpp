@@ -13,6 +13,12 @@ std::size_t default_chunk_size(std::size_t candidates_to_measure, int ranks) {
     return std::clamp(size, min_default_chunk, max_default_chunk);
 }
 
+std::size_t chunk_count(std::size_t indexes, bool incumbent_needed, std::size_t chunk_size) {
+    FHMOE_CHECK(chunk_size >= 1, "chunk size must be positive");
+    if (indexes == 0 && !incumbent_needed) return 0;
+    return std::max<std::size_t>(1, (indexes + chunk_size - 1) / chunk_size);
+}
+
 supervisor::PlannedCandidate planned_candidate(const evidence::PlannedShape& shape,
                                                std::int64_t index) {
     FHMOE_CHECK(index >= 0 && static_cast<std::size_t>(index) < shape.candidates.size(),
@@ -25,11 +31,9 @@ std::vector<supervisor::Chunk> plan_chunks(const evidence::PlannedShape& shape,
                                            const std::vector<std::int64_t>& indexes,
                                            bool incumbent_needed, std::size_t chunk_size,
                                            const ChunkSettings& settings, std::int64_t& next_id) {
-    FHMOE_CHECK(chunk_size >= 1, "chunk size must be positive");
     std::vector<supervisor::Chunk> chunks;
-    if (indexes.empty() && !incumbent_needed) return chunks;
-    const std::size_t n_chunks =
-        std::max<std::size_t>(1, (indexes.size() + chunk_size - 1) / chunk_size);
+    const std::size_t n_chunks = chunk_count(indexes.size(), incumbent_needed, chunk_size);
+    if (n_chunks == 0) return chunks;
     const std::size_t base = indexes.size() / n_chunks;
     const std::size_t extra = indexes.size() % n_chunks;
     std::size_t next = 0;

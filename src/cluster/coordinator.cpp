@@ -123,14 +123,27 @@ void Coordinator::plan_missing_work() {
             settle(shape);
             continue;
         }
-        const auto missing = shape.missing_indexes();
-        auto chunks = plan_chunks(shape.planned(), missing, !shape.incumbent_terminal(), chunk_size,
-                                  settings, next_work_id_);
-        for (auto& chunk : chunks) {
-            to_measure_ += chunk.candidates.size();
-            ++shape.outstanding_work;
-            queue_.add(WorkItem{std::move(chunk), shape.key()});
-        }
+        // The shape's chunks are planned when a rank first takes one (work_queue.hpp), with
+        // the ids reserved here, so they are the chunks planning them now would make.
+        const std::size_t missing = shape.missing_indexes().size();
+        const std::size_t chunks = chunk_count(missing, !shape.incumbent_terminal(), chunk_size);
+        const std::int64_t first_id = next_work_id_;
+        next_work_id_ += static_cast<std::int64_t>(chunks);
+        to_measure_ += missing + chunks;  // every chunk measures the incumbent too
+        shape.outstanding_work += chunks;
+        const std::size_t index = shape_index_.at(shape.key());
+        queue_.add(DeferredChunks{
+            shape.key(), chunks, [this, index, chunk_size, settings, first_id] {
+                const ShapeProgress& planned = shapes_[index];
+                std::int64_t next_id = first_id;
+                std::vector<WorkItem> items;
+                for (auto& chunk :
+                     plan_chunks(planned.planned(), planned.missing_indexes(),
+                                 !planned.incumbent_terminal(), chunk_size, settings, next_id)) {
+                    items.push_back(WorkItem{std::move(chunk), planned.key()});
+                }
+                return items;
+            }});
         if (shape.outstanding_work == 0) settle(shape);
     }
     spdlog::info(

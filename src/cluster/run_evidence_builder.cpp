@@ -1,5 +1,7 @@
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -7,6 +9,7 @@
 
 #include "fhmoe/cluster/shape_progress.hpp"
 #include "fhmoe/error.hpp"
+#include "fhmoe/evidence/archive_builder.hpp"
 #include "fhmoe/tuning/relative_ranking.hpp"
 #include "fhmoe/tuning/statistics.hpp"
 #include "fhmoe/version.hpp"
@@ -26,13 +29,16 @@ evidence::Decision archive_decision(evidence::DecisionKind kind) {
 
 double or_absent(const std::optional<double>& value) { return value.value_or(evidence::kAbsent); }
 
-void add_candidates(evidence::RunEvidence& run, std::uint32_t shape_id,
-                    const ShapeProgress& shape) {
+// One row per planned candidate of the shape: the merged result, with its time relative to
+// the incumbent.
+std::vector<evidence::CandidateRecord> candidate_rows(std::uint32_t shape_id,
+                                                      const ShapeProgress& shape) {
     const tuning::IncumbentByChunk incumbents = shape.incumbent_by_chunk();
-    for (const auto& result : shape.merged_results()) {
+    std::vector<evidence::CandidateRecord> rows;
+    rows.reserve(shape.planned().candidates.size());
+    for (auto& result : shape.merged_results()) {
         evidence::CandidateRecord row;
         row.shape_id = shape_id;
-        row.result = result;
         if (result.status == tuning::Status::ok && !incumbents.empty() &&
             incumbents.count(result.chunk) != 0) {
             const auto relative = tuning::relative_to_incumbent(result, incumbents);
@@ -43,12 +49,15 @@ void add_candidates(evidence::RunEvidence& run, std::uint32_t shape_id,
                                       : evidence::RatioBasis::other_chunks_incumbent;
             }
         }
-        run.candidates.push_back(std::move(row));
+        row.result = std::move(result);
+        rows.push_back(std::move(row));
     }
+    return rows;
 }
 
-void add_race(evidence::RunEvidence& run, std::uint32_t shape_id, const ShapeProgress& shape) {
-    if (!shape.race) return;
+std::vector<evidence::RaceSample> race_rows(std::uint32_t shape_id, const ShapeProgress& shape) {
+    std::vector<evidence::RaceSample> rows;
+    if (!shape.race) return rows;
     for (const auto& contender : shape.race->contenders) {
         for (std::size_t round = 0; round < contender.samples_us.size(); ++round) {
             if (contender.samples_us[round].empty()) continue;
@@ -58,9 +67,10 @@ void add_race(evidence::RunEvidence& run, std::uint32_t shape_id, const ShapePro
             sample.round = static_cast<std::uint32_t>(round);
             sample.time_us = tuning::summarize_samples(contender.samples_us[round]).mean_us;
             sample.is_incumbent = contender.is_incumbent;
-            run.race.push_back(std::move(sample));
+            rows.push_back(std::move(sample));
         }
     }
+    return rows;
 }
 
 evidence::DecisionRecord archive_decision_row(
@@ -90,20 +100,109 @@ evidence::DecisionRecord archive_decision_row(
     return row;
 }
 
-// The run as rank 0 knew it after the records folded so far.
+// What the archive says of one shape, made when nothing more about it is to be folded.
+struct FoldedShape {
+    std::uint32_t shape_id = 0;
+    std::vector<evidence::CandidateRecord> candidates;
+    std::vector<evidence::RaceSample> race;
+    std::optional<evidence::DecisionRecord> decision;
+};
+
+// The shape a record is about, for the records the fold acts on; none for the others.
+const std::string* shape_key_of(const evidence::JournalRecord& record) {
+    if (const auto* r = std::get_if<evidence::CandidateResultRecord>(&record))
+        return &r->result.shape_key;
+    if (const auto* r = std::get_if<evidence::RaceOutcomeRecord>(&record)) return &r->shape_key;
+    if (const auto* r = std::get_if<evidence::ShapeDecision>(&record)) return &r->shape_key;
+    return nullptr;
+}
+
+constexpr std::int64_t kNoRecord = -1;
+
+// Where, in a journal, the fold has seen everything about each shape: the position (0 for
+// the first record after the header) of the last record about it, and of the last session
+// start (which drops an earlier `incomplete` decision). Read in a pass of its own, so that
+// the fold can write and free each shape as soon as its last record is folded.
+struct LastRecords {
+    std::size_t records = 0;  // the fold reads no further: the journal as this pass saw it
+    std::map<std::string, std::int64_t> of_shape;  // by shape key
+    std::int64_t session_started = kNoRecord;
+};
+
+LastRecords find_last_records(const std::string& journal_path) {
+    LastRecords last;
+    evidence::for_each_journal_record(
+        journal_path, {},  // the header is not needed: shapes are known by their keys
+        [&](evidence::JournalRecord&& record) {
+            const auto position = static_cast<std::int64_t>(last.records++);
+            if (std::holds_alternative<evidence::SessionStartedRecord>(record)) {
+                last.session_started = position;
+            } else if (const std::string* key = shape_key_of(record)) {
+                last.of_shape[*key] = position;
+            }
+        });
+    return last;
+}
+
+// The run as rank 0 knew it after the records folded so far. A shape's per-candidate state
+// exists only between its first and its last record (when the last records are known):
+// then it is handed to `emit` and freed, so the fold holds the shapes in flight, not the
+// night (issue #12, item 9). Without last records every shape is held to the end, which
+// gives the same rows.
 class JournalFold {
 public:
-    explicit JournalFold(const evidence::RunHeader& header) {
-        shapes_.reserve(header.shapes.size());
-        for (const auto& planned : header.shapes) {
-            index_[family::shape_key_string(planned.shape)] = shapes_.size();
-            shapes_.emplace_back(planned);
+    using Emit = std::function<void(FoldedShape&&)>;
+
+    JournalFold(const evidence::RunHeader& header, std::optional<LastRecords> last, Emit emit)
+        : header_(header), last_(std::move(last)), emit_(std::move(emit)) {
+        shapes_.resize(header.shapes.size());
+        emitted_.assign(header.shapes.size(), false);
+        last_of_shape_.assign(header.shapes.size(), kNoRecord);
+        for (std::size_t i = 0; i < header.shapes.size(); ++i) {
+            const std::string key = family::shape_key_string(header.shapes[i].shape);
+            index_[key] = i;
+            if (last_) {
+                const auto found = last_->of_shape.find(key);
+                if (found != last_->of_shape.end()) last_of_shape_[i] = found->second;
+            }
         }
         run_.provenance.tool_version = header.tool_version;
         run_.provenance.git_revision = std::string(git_revision_of(header.tool_version));
     }
 
-    void add(const evidence::SessionStartedRecord& r) {
+    std::size_t most_shapes_held() const { return most_held_; }
+
+    // False once the journal as the last-records pass saw it has been folded.
+    bool wants_more() const { return !last_ || position_ < last_->records; }
+
+    void add(const evidence::JournalRecord& record) {
+        std::visit([&](const auto& typed) { add_typed(typed); }, record);
+        if (last_) {
+            if (const std::string* key = shape_key_of(record)) {
+                const std::size_t id = shape_id(*key);
+                if (last_of_shape_[id] == static_cast<std::int64_t>(position_)) emit_shape(id);
+            }
+        }
+        ++position_;
+    }
+
+    // Emits every shape not emitted yet, in shape order, and returns the provenance and the
+    // shapes table (each shape with the latest session's device).
+    evidence::RunEvidence finish() {
+        for (std::size_t i = 0; i < shapes_.size(); ++i) {
+            if (!emitted_[i]) emit_shape(i);
+        }
+        run_.shapes.reserve(header_.shapes.size());
+        for (const auto& planned : header_.shapes) {
+            run_.shapes.push_back(evidence::ShapeRecord{
+                device_, planned.shape, family::shape_key_string(planned.shape),
+                static_cast<std::uint32_t>(planned.candidates.size())});
+        }
+        return std::move(run_);
+    }
+
+private:
+    void add_typed(const evidence::SessionStartedRecord& r) {
         auto& p = run_.provenance;
         p.tool_version = r.tool_version;
         p.git_revision = std::string(git_revision_of(r.tool_version));
@@ -123,13 +222,15 @@ public:
         }
         device_ = r.device;
         // A resume retries what an earlier session could not decide (Coordinator::prepare).
+        // A shape already emitted had its decision judged against this record (emit_shape).
         for (auto& shape : shapes_) {
-            if (shape.decision && shape.decision->kind == evidence::DecisionKind::incomplete) {
-                shape.decision.reset();
+            if (shape && shape->decision &&
+                shape->decision->kind == evidence::DecisionKind::incomplete) {
+                shape->decision.reset();
             }
         }
     }
-    void add(const evidence::RankJoinedRecord& r) {
+    void add_typed(const evidence::RankJoinedRecord& r) {
         auto& ranks = run_.provenance.ranks;
         if (static_cast<std::size_t>(r.rank) >= ranks.size()) {
             throw Error("journal: rank " + std::to_string(r.rank) + " joined a session of " +
@@ -138,48 +239,74 @@ public:
         ranks[static_cast<std::size_t>(r.rank)].host = r.host;
         ranks[static_cast<std::size_t>(r.rank)].driver = r.binding;
     }
-    void add(const evidence::SessionEndedRecord& r) {
+    void add_typed(const evidence::SessionEndedRecord& r) {
         run_.provenance.finished_unix = r.finished_unix;
         run_.provenance.exit_status = r.exit_status;
         run_.provenance.complete = true;
     }
-    void add(const evidence::CandidateResultRecord& r) { shape(r.result.shape_key).add_result(r); }
-    void add(const evidence::RaceOutcomeRecord& r) {
+    void add_typed(const evidence::CandidateResultRecord& r) {
+        shape(r.result.shape_key).add_result(r);
+    }
+    void add_typed(const evidence::RaceOutcomeRecord& r) {
         if (!r.stopped) shape(r.shape_key).race = r;
     }
-    void add(const evidence::ShapeDecision& r) { shape(r.shape_key).decision = r; }
+    void add_typed(const evidence::ShapeDecision& r) { shape(r.shape_key).decision = r; }
     // Digests and load failures decide nothing the archive reports.
-    void add(const evidence::ShapeLoadedRecord&) {}
-    void add(const evidence::ShapeLoadFailedRecord&) {}
-    void add(const evidence::RunHeader&) { throw Error("journal: a second run header"); }
+    void add_typed(const evidence::ShapeLoadedRecord&) {}
+    void add_typed(const evidence::ShapeLoadFailedRecord&) {}
+    void add_typed(const evidence::RunHeader&) { throw Error("journal: a second run header"); }
 
-    // Call once: each shape's merged state is moved out and freed as soon as its rows are
-    // made, so the fold and the rows never both hold the whole night.
-    evidence::RunEvidence take() {
-        for (std::size_t i = 0; i < shapes_.size(); ++i) {
-            const ShapeProgress shape = std::move(shapes_[i]);
-            const auto shape_id = static_cast<std::uint32_t>(i);
-            run_.shapes.push_back(evidence::ShapeRecord{
-                device_, shape.planned().shape, shape.key(),
-                static_cast<std::uint32_t>(shape.planned().candidates.size())});
-            add_candidates(run_, shape_id, shape);
-            add_race(run_, shape_id, shape);
-            if (shape.decision)
-                run_.decisions.push_back(
-                    archive_decision_row(shape_id, *shape.decision, shape.race));
-        }
-        return std::move(run_);
-    }
-
-private:
-    ShapeProgress& shape(const std::string& key) {
+    std::size_t shape_id(const std::string& key) const {
         const auto it = index_.find(key);
         if (it == index_.end()) throw Error("journal: a record for unplanned shape " + key);
-        return shapes_[it->second];
+        return it->second;
     }
 
-    std::vector<ShapeProgress> shapes_;
+    // The shape's state, made at its first record: a shape not yet begun costs nothing.
+    ShapeProgress& shape(const std::string& key) {
+        const std::size_t id = shape_id(key);
+        FHMOE_CHECK(!emitted_[id], "no record of a shape follows its last one");
+        if (!shapes_[id]) hold(id);
+        return *shapes_[id];
+    }
+
+    void hold(std::size_t id) {
+        shapes_[id].emplace(header_.shapes[id]);
+        most_held_ = std::max(most_held_, ++held_);
+    }
+
+    void emit_shape(std::size_t id) {
+        if (!shapes_[id]) hold(id);
+        const ShapeProgress& shape = *shapes_[id];
+        FoldedShape folded;
+        folded.shape_id = static_cast<std::uint32_t>(id);
+        folded.candidates = candidate_rows(folded.shape_id, shape);
+        folded.race = race_rows(folded.shape_id, shape);
+        std::optional<evidence::ShapeDecision> decision = shape.decision;
+        // A session started after the shape's last record drops its incomplete decision,
+        // as it would have, had the shape been held until then.
+        if (decision && decision->kind == evidence::DecisionKind::incomplete && last_ &&
+            last_->session_started > last_of_shape_[id]) {
+            decision.reset();
+        }
+        if (decision)
+            folded.decision = archive_decision_row(folded.shape_id, *decision, shape.race);
+        shapes_[id].reset();
+        --held_;
+        emitted_[id] = true;
+        emit_(std::move(folded));
+    }
+
+    const evidence::RunHeader& header_;
+    std::optional<LastRecords> last_;
+    std::vector<std::int64_t> last_of_shape_;  // by shape id, from last_
+    Emit emit_;
+    std::vector<std::optional<ShapeProgress>> shapes_;
+    std::vector<bool> emitted_;
     std::map<std::string, std::size_t> index_;
+    std::size_t position_ = 0;
+    std::size_t held_ = 0;       // shapes whose per-candidate state is held now
+    std::size_t most_held_ = 0;  // ... at most, so far
     family::DeviceKey device_;
     evidence::RunEvidence run_;
 };
@@ -187,26 +314,74 @@ private:
 }  // namespace
 
 evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journal) {
-    JournalFold fold(journal.header);
-    for (const auto& record : journal.records) {
-        std::visit([&](const auto& typed) { fold.add(typed); }, record);
+    // Without last records, shapes are emitted in shape order: the rows go straight on.
+    std::vector<FoldedShape> folded;
+    JournalFold fold(journal.header, std::nullopt,
+                     [&](FoldedShape&& shape) { folded.push_back(std::move(shape)); });
+    for (const auto& record : journal.records) fold.add(record);
+    evidence::RunEvidence run = fold.finish();
+    for (auto& shape : folded) {
+        for (auto& row : shape.candidates) run.candidates.push_back(std::move(row));
+        for (auto& sample : shape.race) run.race.push_back(std::move(sample));
+        if (shape.decision) run.decisions.push_back(std::move(*shape.decision));
     }
-    return fold.take();
+    return run;
 }
 
-evidence::RunEvidence build_run_evidence_from_journal(const std::string& path) {
-    evidence::RunHeader header;  // the fold's shapes point into it: it outlives the fold
+StreamedArchive write_archive_from_journal(const std::string& journal_path,
+                                           const std::string& archive_path,
+                                           const evidence::RunHeader* plan) {
+    LastRecords last = find_last_records(journal_path);
+    std::optional<evidence::RunHeader> read_plan;  // when the caller holds none
+    const evidence::RunHeader* header = nullptr;   // the fold's shapes point into it
+    std::optional<evidence::ArchiveBuilder> archive;
+    std::vector<std::size_t> first_row;  // of each shape in the candidates table
+    // Race and decision rows are few: kept until the end, written in shape order.
+    std::vector<std::vector<evidence::RaceSample>> race;
+    std::vector<std::optional<evidence::DecisionRecord>> decisions;
     std::optional<JournalFold> fold;
-    evidence::for_each_journal_record(
-        path,
-        [&](evidence::RunHeader&& read) {
-            header = std::move(read);
-            fold.emplace(header);
-        },
-        [&](evidence::JournalRecord&& record) {
-            std::visit([&](const auto& typed) { fold->add(typed); }, record);
-        });
-    return fold->take();
+    const auto emit = [&](FoldedShape&& shape) {
+        const auto expected = header->shapes[shape.shape_id].candidates.size();
+        FHMOE_CHECK(shape.candidates.size() == expected, "one row per planned candidate");
+        archive->write_candidates(first_row[shape.shape_id], shape.candidates);
+        race[shape.shape_id] = std::move(shape.race);
+        decisions[shape.shape_id] = std::move(shape.decision);
+    };
+    const auto start = [&](const evidence::RunHeader& planned) {
+        header = &planned;
+        std::vector<std::string> keys;
+        std::size_t rows = 0;
+        for (const auto& shape : planned.shapes) {
+            keys.push_back(family::shape_key_string(shape.shape));
+            first_row.push_back(rows);
+            rows += shape.candidates.size();
+        }
+        race.resize(planned.shapes.size());
+        decisions.resize(planned.shapes.size());
+        archive.emplace(archive_path, std::move(keys), rows);
+        fold.emplace(planned, std::move(last), emit);
+    };
+    if (plan != nullptr) start(*plan);
+    std::function<void(evidence::RunHeader &&)> on_header;  // empty: the header is not decoded
+    if (plan == nullptr) {
+        on_header = [&](evidence::RunHeader&& read) {
+            read_plan = std::move(read);
+            start(*read_plan);
+        };
+    }
+    evidence::for_each_journal_record(journal_path, on_header,
+                                      [&](evidence::JournalRecord&& record) {
+                                          if (fold->wants_more()) fold->add(record);
+                                      });
+    const evidence::RunEvidence run = fold->finish();
+    for (auto& samples : race) {
+        for (auto& sample : samples) archive->add_race(std::move(sample));
+    }
+    for (auto& decision : decisions) {
+        if (decision) archive->add_decision(std::move(*decision));
+    }
+    archive->finish(run.provenance, run.shapes);
+    return StreamedArchive{fold->most_shapes_held()};
 }
 
 }  // namespace fhmoe::cluster

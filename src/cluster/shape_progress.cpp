@@ -18,9 +18,7 @@ std::vector<tuning::CandidateId> planned_ids(const evidence::PlannedShape& plann
 }  // namespace
 
 ShapeProgress::ShapeProgress(const evidence::PlannedShape& planned)
-    : planned_(&planned),
-      key_(family::shape_key_string(planned.shape)),
-      merge_(key_, planned_ids(planned)) {
+    : planned_(&planned), key_(family::shape_key_string(planned.shape)) {
     if (!planned.candidates.empty()) {
         incumbent_id_ = family::to_candidate_id(
             planned.candidates.at(static_cast<std::size_t>(planned.incumbent_index)));
@@ -30,7 +28,8 @@ ShapeProgress::ShapeProgress(const evidence::PlannedShape& planned)
 void ShapeProgress::add_result(const evidence::CandidateResultRecord& record) {
     tuning::CandidateResult result = record.result;
     if (result.chunk < 0) result.chunk = record.chunk_id;
-    merge_.add(result);
+    merge();  // made now if this is the first result
+    merge_->add(result);
     ++results_received_;
     if (result.candidate == incumbent_id_) {
         auto [it, inserted] = incumbent_by_chunk_.try_emplace(result.chunk, result);
@@ -38,9 +37,23 @@ void ShapeProgress::add_result(const evidence::CandidateResultRecord& record) {
     }
 }
 
+const tuning::ShapeMerge& ShapeProgress::merge() const {
+    if (!merge_) merge_.emplace(key_, planned_ids(*planned_));
+    return *merge_;
+}
+
+tuning::StatusCounts ShapeProgress::counts() const {
+    if (released_counts_) return *released_counts_;
+    if (merge_) return merge_->counts();
+    tuning::StatusCounts counts;
+    for (std::size_t i = 0; i < planned_->candidates.size(); ++i)
+        counts.add(tuning::Status::not_run);
+    return counts;
+}
+
 void ShapeProgress::release_candidate_state() {
-    released_counts_ = merge_.counts();
-    merge_ = tuning::ShapeMerge(key_, {});
+    released_counts_ = counts();
+    merge_.emplace(key_, std::vector<tuning::CandidateId>{});
     incumbent_by_chunk_.clear();
 }
 
@@ -55,7 +68,14 @@ void ShapeProgress::add_load_failure(const evidence::ShapeLoadFailedRecord& reco
 
 std::vector<std::int64_t> ShapeProgress::missing_indexes() const {
     std::vector<std::int64_t> missing;
-    const auto results = merge_.results();
+    if (!merge_) {  // nothing received: every planned candidate but the incumbent
+        for (std::size_t i = 0; i < planned_->candidates.size(); ++i) {
+            if (static_cast<std::int64_t>(i) != planned_->incumbent_index)
+                missing.push_back(static_cast<std::int64_t>(i));
+        }
+        return missing;
+    }
+    const auto results = merge_->results();
     for (std::size_t i = 0; i < results.size(); ++i) {
         const auto index = static_cast<std::int64_t>(i);
         if (index == planned_->incumbent_index) continue;
@@ -65,11 +85,12 @@ std::vector<std::int64_t> ShapeProgress::missing_indexes() const {
 }
 
 bool ShapeProgress::incumbent_terminal() const {
+    if (!merge_) return false;  // nothing received
     return tuning::is_terminal(merged_result(planned_->incumbent_index).status);
 }
 
 tuning::CandidateResult ShapeProgress::merged_result(std::int64_t planned_index) const {
-    const auto results = merge_.results();
+    const auto results = merge().results();
     FHMOE_CHECK(planned_index >= 0 && static_cast<std::size_t>(planned_index) < results.size(),
                 "planned index out of range");
     return results[static_cast<std::size_t>(planned_index)];
@@ -80,7 +101,8 @@ tuning::IncumbentByChunk ShapeProgress::incumbent_by_chunk() const {
     for (const auto& [chunk, result] : incumbent_by_chunk_) {
         by_chunk[chunk] = tuning::measured_from(result);
     }
-    for (const auto& result : merge_.results()) {
+    if (!merge_) return by_chunk;  // no result: no chunk
+    for (const auto& result : merge_->results()) {
         if (result.chunk >= 0 && by_chunk.count(result.chunk) == 0) {
             by_chunk[result.chunk] = tuning::Measured{tuning::Status::not_run, 0.0, 0.0};
         }

@@ -25,7 +25,6 @@
 #include "fhmoe/cluster/worker_device_probe.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
-#include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/archive_leftovers.hpp"
 #include "fhmoe/version.hpp"
 #include "fhmoe/wall_clock.hpp"
@@ -161,11 +160,10 @@ ExitCode exit_code_of(RunEnd end, const std::vector<ShapeOutcome>& outcomes) {
 // written here and a rebuild from the journal cannot differ. False when it was asked for and
 // could not be written (a full disk): a checkpoint tries again at the next one, the end of the
 // run reports it in the exit code.
-bool write_evidence(const TuneOptions& options) {
+bool write_evidence(const TuneOptions& options, const evidence::RunHeader& plan) {
     if (options.evidence_path.empty()) return true;
     try {
-        evidence::write_archive(options.evidence_path,
-                                build_run_evidence_from_journal(options.journal_path));
+        write_archive_from_journal(options.journal_path, options.evidence_path, &plan);
         return true;
     } catch (const Error& error) {
         // Measuring goes on: the journal holds everything the archive would, and
@@ -243,7 +241,7 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     context.world_size = world_size;
     context.local_host = host;
     context.local_binding = binding.reason;
-    context.on_checkpoint = [&] { (void)write_evidence(options); };
+    context.on_checkpoint = [&] { (void)write_evidence(options, start.header); };
     // Optional so that its per-shape state is gone before the final archive is folded from
     // the journal: the two would otherwise peak together (issue #12, item 9).
     std::optional<Coordinator> coordinator;
@@ -319,8 +317,8 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
     coordinator.reset();
-    start.header = evidence::RunHeader{};  // the plan: the fold reads it from the journal
-    const bool archive_written = write_evidence(options);
+    // The plan is the journal's header: the fold uses this copy rather than decode another.
+    const bool archive_written = write_evidence(options, start.header);
     local.shutdown();
     if (const auto peak = peak_resident_kib()) {
         spdlog::info("rank 0 peak resident memory (VmHWM): {} MiB", *peak / 1024);

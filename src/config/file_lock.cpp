@@ -151,7 +151,15 @@ FileLock FileLock::acquire(const std::string& guarded_path, milliseconds timeout
         const std::optional<LockOwner> holder = parse_lock_owner(*seen);
         const HolderJudgement judgement = judge_lock_holder(holder);
         if (judgement.verdict == HolderVerdict::stale) {
-            break_if_still_stale(lock_path, *seen);
+            // The holder may have released the lock and exited between the read above and
+            // the judgement: its content was read while it still held the lock, and it was
+            // judged after it had gone, so the judgement alone does not make the lock stale.
+            // Only a lock that still holds that content after its holder was found gone
+            // was left behind by a dead holder; breaking anything else would take the break
+            // guard (and leave `<lock>.break` behind) for a lock that was released cleanly.
+            if (detail::read_file_if_exists(lock_path) == seen) {
+                break_if_still_stale(lock_path, *seen);
+            }
             continue;
         }
         const auto now = std::chrono::steady_clock::now();

@@ -128,16 +128,6 @@ void seal_archive_file(const std::string& path) {
     if (::fsync(file.get()) != 0) throw_io_error(path, "cannot flush");
 }
 
-void seal_archive_image(char* image, std::size_t size) {
-    if (size < kSealBytes) throw Error("evidence archive image: no userblock to seal");
-    std::string header = signed_header_text(size);
-    const std::uint64_t checksum = fnv1a64(std::string_view(image + kSealBytes, size - kSealBytes),
-                                           fnv1a64(header, kFnv1a64Offset));
-    header += hex16(checksum) + "\n";
-    header.resize(kSealBytes, '\0');
-    std::memcpy(image, header.data(), kSealBytes);
-}
-
 void verify_archive_seal(const std::string& path) {
     const FileDescriptor file(path, O_RDONLY);
     if (file.get() < 0) throw_io_error(path, "cannot open");

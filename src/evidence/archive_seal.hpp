@@ -25,11 +25,6 @@ inline constexpr std::uint64_t kFnv1a64Offset = 0xcbf29ce484222325ULL;
 // flushes the file to stable storage. Throws fhmoe::Error naming the path.
 void seal_archive_file(const std::string& path);
 
-// The same seal, written into the first kSealBytes of a whole archive held in memory
-// (`size` bytes at `image`, the seal's bytes included). Throws fhmoe::Error when the image
-// has no room for the seal.
-void seal_archive_image(char* image, std::size_t size);
-
 // Throws fhmoe::Error naming the path when the file is missing, shorter or longer than its
 // header says, not sealed, or its checksum does not match.
 void verify_archive_seal(const std::string& path);

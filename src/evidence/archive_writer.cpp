@@ -1,17 +1,27 @@
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
-#include <cstdlib>
-#include <cstring>
+#include <cerrno>
 #include <deque>
+#include <memory>
+#include <optional>
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "config/posix_file.hpp"
 #include "evidence/archive_schema.hpp"
 #include "evidence/archive_seal.hpp"
 #include "evidence/hdf5_attribute.hpp"
+#include "evidence/hdf5_disk_file.hpp"
 #include "evidence/hdf5_table.hpp"
-#include "fhmoe/config/atomic_file.hpp"
+#include "fhmoe/config/file_error.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/evidence/archive_builder.hpp"
 #include "fhmoe/evidence/hdf5_library.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
 
@@ -45,11 +55,11 @@ void write_provenance(hid_t root, const Provenance& provenance) {
     h5::write_attribute(root, "hdf5_version", hdf5_library_version());
 }
 
-std::vector<ShapeRow> shape_rows(const RunEvidence& evidence, TextArena& arena) {
-    const std::vector<ShapeRollup> rollups = roll_up_shapes(evidence);
-    std::vector<ShapeRow> rows(evidence.shapes.size());
+std::vector<ShapeRow> shape_rows(const std::vector<ShapeRecord>& shapes,
+                                 const std::vector<ShapeRollup>& rollups, TextArena& arena) {
+    std::vector<ShapeRow> rows(shapes.size());
     for (std::size_t id = 0; id < rows.size(); ++id) {
-        const ShapeRecord& shape = evidence.shapes[id];
+        const ShapeRecord& shape = shapes[id];
         const family::ShapeKey& key = shape.key;
         ShapeRow& row = rows[id];
         row.shape_id = static_cast<std::uint32_t>(id);
@@ -83,12 +93,11 @@ std::vector<ShapeRow> shape_rows(const RunEvidence& evidence, TextArena& arena) 
     return rows;
 }
 
-// The rows of candidates [first, first + count).
-std::vector<CandidateRow> candidate_rows(const RunEvidence& evidence, TextArena& arena,
-                                         std::size_t first, std::size_t count) {
-    std::vector<CandidateRow> rows(count);
+std::vector<CandidateRow> candidate_rows(std::span<const CandidateRecord> records,
+                                         TextArena& arena) {
+    std::vector<CandidateRow> rows(records.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const CandidateRecord& record = evidence.candidates[first + i];
+        const CandidateRecord& record = records[i];
         const tuning::CandidateResult& result = record.result;
         CandidateRow& row = rows[i];
         row.shape_id = record.shape_id;
@@ -133,36 +142,25 @@ std::vector<CandidateRow> candidate_rows(const RunEvidence& evidence, TextArena&
     return rows;
 }
 
-// The largest table, one row per planned candidate of the night, written a slice of rows at
-// a time: its row buffers and their derived strings are bounded by the slice, not the night.
+// The largest table, one row per planned candidate of the night, is written a slice of rows
+// at a time: its row buffers and their derived strings are bounded by the slice, not the night.
 constexpr std::size_t kCandidateRowsPerSlice = 16384;
 
-void write_candidates(hid_t file, const ArchiveSchema& schema, const RunEvidence& evidence) {
-    const std::size_t total = evidence.candidates.size();
-    h5::Dataset table = h5::create_table(file, kCandidatesTable, schema.candidates(), total);
-    for (std::size_t first = 0; first < total; first += kCandidateRowsPerSlice) {
-        const std::size_t count = std::min(kCandidateRowsPerSlice, total - first);
-        TextArena arena;
-        const std::vector<CandidateRow> rows = candidate_rows(evidence, arena, first, count);
-        h5::write_rows_at(table, kCandidatesTable, schema.candidates(), rows.data(), count, first);
-    }
-    table.close(std::string("dataset /") + kCandidatesTable + ": close");
-}
-
-std::vector<RaceRow> race_rows(const RunEvidence& evidence) {
-    std::vector<RaceRow> rows(evidence.race.size());
+std::vector<RaceRow> race_rows(const std::vector<RaceSample>& samples) {
+    std::vector<RaceRow> rows(samples.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const RaceSample& sample = evidence.race[i];
+        const RaceSample& sample = samples[i];
         rows[i] = RaceRow{sample.shape_id, TextArena::view(sample.candidate_key), sample.round,
                           sample.time_us, static_cast<std::int8_t>(sample.is_incumbent ? 1 : 0)};
     }
     return rows;
 }
 
-std::vector<DecisionRow> decision_rows(const RunEvidence& evidence, TextArena& arena) {
-    std::vector<DecisionRow> rows(evidence.decisions.size());
+std::vector<DecisionRow> decision_rows(const std::vector<DecisionRecord>& decisions,
+                                       TextArena& arena) {
+    std::vector<DecisionRow> rows(decisions.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        const DecisionRecord& d = evidence.decisions[i];
+        const DecisionRecord& d = decisions[i];
         rows[i] = DecisionRow{d.shape_id,
                               static_cast<std::uint8_t>(d.decision),
                               TextArena::view(d.incumbent_key),
@@ -202,125 +200,225 @@ std::vector<RankRow> rank_rows(const Provenance& provenance) {
     return rows;
 }
 
-// The core driver grows its buffer by this much at a time.
-constexpr std::size_t kImageIncrement = std::size_t{4} << 20;
-
-// The buffer HDF5's core driver builds the archive in, allocated by the tuner with kSealBytes
-// in front of what HDF5 sees, so that the sealed archive is written from it as it is.
-// Copying the image out of HDF5 instead (H5Fget_file_image) held the archive twice at rank
-// 0's peak (issue #12, item 9). HDF5 may open a file more than once while creating it (a
-// look at an existing file of that name first); each open gets its buffer and frees it when
-// it closes.
-class OwnedImage {
+// The temporary file beside the archive that becomes it: `<archive>.tmp.<pid>`, the name
+// archive_leftovers.hpp removes when a killed run left it. Removed unless it was renamed.
+class TemporaryArchive {
 public:
-    OwnedImage() = default;
-    OwnedImage(const OwnedImage&) = delete;
-    OwnedImage& operator=(const OwnedImage&) = delete;
-    ~OwnedImage() { std::free(base_); }
-
-    // The callbacks HDF5 allocates, resizes and frees the image through.
-    H5FD_file_image_callbacks_t callbacks() {
-        H5FD_file_image_callbacks_t c{};
-        c.image_malloc = &OwnedImage::allocate;
-        c.image_memcpy = &OwnedImage::copy;
-        c.image_realloc = &OwnedImage::resize;
-        c.image_free = &OwnedImage::release;
-        c.udata_copy = &OwnedImage::same_udata;
-        c.udata_free = &OwnedImage::keep_udata;
-        c.udata = this;
-        return c;
+    explicit TemporaryArchive(const std::string& archive)
+        : path_(archive + ".tmp." + std::to_string(::getpid())) {
+        // A file of this name is a dead writer's with our pid, or ours: it is replaced.
+        fd_ = ::open(path_.c_str(), O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+        if (fd_ < 0) throw config::FileError(path_, "creating the temporary file", errno);
+        struct stat destination {};
+        if (::stat(archive.c_str(), &destination) == 0 &&
+            ::fchmod(fd_, destination.st_mode & 07777) != 0) {
+            const int error = errno;
+            discard();
+            throw config::FileError(path_, "copying the archive's permissions", error);
+        }
     }
+    TemporaryArchive(const TemporaryArchive&) = delete;
+    TemporaryArchive& operator=(const TemporaryArchive&) = delete;
+    ~TemporaryArchive() { discard(); }
 
-    // The open file's buffer with room for the seal in front of the image; null when none.
-    char* sealed_start() const { return static_cast<char*>(base_); }
+    int fd() const { return fd_; }
+    const std::string& path() const { return path_; }
+
+    // The sealed file, synced, becomes `archive`; its directory is synced so the rename is.
+    void commit(const std::string& archive) {
+        const int fd = std::exchange(fd_, -1);
+        if (::close(fd) != 0) throw config::FileError(path_, "closing", errno);
+        if (::rename(path_.c_str(), archive.c_str()) != 0) {
+            throw config::FileError(archive, "renaming " + path_ + " over it", errno);
+        }
+        path_.clear();
+        if (const int error = config::detail::sync_parent_directory(archive)) {
+            throw config::FileError(archive, "replaced, but syncing its directory failed", error);
+        }
+    }
 
 private:
-    static OwnedImage& of(void* udata) { return *static_cast<OwnedImage*>(udata); }
-    static void* image_of(void* base) { return static_cast<char*>(base) + kSealBytes; }
+    void discard() noexcept {
+        if (fd_ >= 0) ::close(fd_);
+        fd_ = -1;
+        if (!path_.empty()) ::unlink(path_.c_str());
+        path_.clear();
+    }
 
-    static void* allocate(std::size_t size, H5FD_file_image_op_t op, void* udata) {
-        return resize(nullptr, size, op, udata);
-    }
-    static void* copy(void* destination, const void* source, std::size_t size, H5FD_file_image_op_t,
-                      void*) {
-        return std::memcpy(destination, source, size);
-    }
-    static void* resize(void* image, std::size_t size, H5FD_file_image_op_t, void* udata) {
-        OwnedImage& owner = of(udata);
-        // One open file at a time: a new buffer only when none is held, a resize only of it.
-        if (image == nullptr ? owner.base_ != nullptr : image != image_of(owner.base_)) {
-            return nullptr;  // HDF5 reports an allocation failure
-        }
-        void* grown = std::realloc(owner.base_, kSealBytes + size);
-        if (grown == nullptr) return nullptr;  // the old buffer is intact
-        owner.base_ = grown;
-        return image_of(grown);
-    }
-    static herr_t release(void* image, H5FD_file_image_op_t, void* udata) {
-        OwnedImage& owner = of(udata);
-        if (image == nullptr) return 0;
-        if (owner.base_ == nullptr || image != image_of(owner.base_)) return -1;
-        std::free(owner.base_);
-        owner.base_ = nullptr;
-        return 0;
-    }
-    static void* same_udata(void* udata) { return udata; }
-    static herr_t keep_udata(void*) { return 0; }
-
-    void* base_ = nullptr;
+    std::string path_;
+    int fd_ = -1;
 };
 
-// HDF5 builds the archive in memory (the core driver, no backing store), so no disk error
-// ever reaches it: when a write to a full disk failed inside HDF5, the library was left with
-// a file it could neither flush nor close, and its shutdown at exit crashed (SIGSEGV in
-// H5F__close_cb). The bytes go to disk here, from the flushed image (what H5Fget_file_image
-// would copy), where every failure is an error; a temporary file beside `path`, synced,
-// renamed over it: on a full disk the write fails, the temporary file is removed, and the
-// previous archive stays as it was.
-//
-// The image is made without a userblock (with one, the image HDF5 1.10 returned had no
-// superblock where readers look for it); the seal's bytes are put in front of it, and HDF5
-// and h5py find the superblock at kSealBytes, as they do in a file given a userblock by h5jam.
-void write_archive_image(const std::string& path, const RunEvidence& evidence) {
-    h5::silence_automatic_error_printing();
-    OwnedImage image;
-    h5::PropertyList access(H5Pcreate(H5P_FILE_ACCESS), "create a file access property list");
-    h5::check(H5Pset_fapl_core(access.get(), kImageIncrement, /*backing_store=*/0),
-              "build the file in memory");
-    H5FD_file_image_callbacks_t callbacks = image.callbacks();
-    h5::check(H5Pset_file_image_callbacks(access.get(), &callbacks),
-              "give the file a buffer of the tuner's");
-    h5::File file(H5Fcreate(path.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
-                  "create the file");
-    const ArchiveSchema schema;
-    TextArena arena;
-    write_provenance(file.get(), evidence.provenance);
-    h5::write_table(file.get(), kPolicyTable, schema.policy(), policy_rows(evidence.provenance));
-    h5::write_table(file.get(), kRanksTable, schema.ranks(), rank_rows(evidence.provenance));
-    h5::write_table(file.get(), kShapesTable, schema.shapes(), shape_rows(evidence, arena));
-    write_candidates(file.get(), schema, evidence);
-    h5::write_table(file.get(), kRaceTable, schema.race(), race_rows(evidence));
-    h5::write_table(file.get(), kDecisionsTable, schema.decisions(),
-                    decision_rows(evidence, arena));
-    h5::check(H5Fflush(file.get(), H5F_SCOPE_GLOBAL), "flush the file");
-    const ssize_t image_size = H5Fget_file_image(file.get(), nullptr, 0);
-    if (image_size < 0) h5::throw_hdf5_error("measure the file image");
-    if (image.sealed_start() == nullptr) throw Error("HDF5 made no file image");
-    const std::size_t size = kSealBytes + static_cast<std::size_t>(image_size);
-    seal_archive_image(image.sealed_start(), size);
-    config::write_file_atomically(path, std::string_view(image.sealed_start(), size));
-    file.close("close the file");
+// Rethrows a failure of `what` as an error naming the archive; inconsistent rows stay
+// internal errors (a bug of the caller, not of the file system).
+template <typename Work>
+void naming_the_archive(const std::string& path, Work&& what) {
+    try {
+        what();
+    } catch (const InternalError&) {
+        throw;
+    } catch (const Error& error) {
+        throw Error("writing evidence archive '" + path + "': " + error.what());
+    }
+}
+
+void check_shape_id(std::uint32_t shape_id, std::size_t shapes, const char* table) {
+    if (shape_id >= shapes) {
+        throw InternalError(std::string(table) + " row names shape " + std::to_string(shape_id) +
+                            " but the run has " + std::to_string(shapes) + " shapes");
+    }
 }
 
 }  // namespace
 
+// HDF5 writes the archive straight into a temporary file beside `path` through a driver
+// that never reports a disk error to HDF5 (hdf5_disk_file.hpp: a full disk once crashed
+// HDF5's shutdown), so rank 0 holds HDF5's caches, not the file. finish() closes the file,
+// then reports a failed write, or seals the file, syncs it and renames it over `path`: on a
+// full disk the write fails, the temporary file is removed, and the previous archive stays
+// as it was.
+//
+// HDF5 sees the file from kSealBytes on, made without a userblock, as the in-memory image of
+// earlier versions was: the seal's bytes are in front of it, and HDF5 and h5py find the
+// superblock at kSealBytes, as they do in a file given a userblock by h5jam.
+struct ArchiveBuilder::State {
+    std::string path;
+    std::vector<std::string> shape_keys;
+    std::size_t candidate_rows = 0;
+    std::size_t candidate_rows_written = 0;
+    std::vector<ShapeRollup> rollups;  // one per shape: the /shapes columns derived from rows
+    std::vector<RaceSample> race;
+    std::vector<DecisionRecord> decisions;
+    ArchiveSchema schema;
+    // Declared in this order so that they close in the reverse one: the dataset, then the
+    // file (HDF5 flushes through the driver), then the driver's file, then the descriptor.
+    std::optional<TemporaryArchive> temporary;
+    std::optional<h5::DiskFile> disk;
+    h5::File file;
+    h5::Dataset candidates;
+};
+
+ArchiveBuilder::ArchiveBuilder(std::string path, std::vector<std::string> shape_keys,
+                               std::size_t candidate_rows)
+    : state_(std::make_unique<State>()) {
+    State& s = *state_;
+    s.path = std::move(path);
+    s.shape_keys = std::move(shape_keys);
+    s.candidate_rows = candidate_rows;
+    s.rollups.resize(s.shape_keys.size());
+    naming_the_archive(s.path, [&] {
+        h5::silence_automatic_error_printing();
+        s.temporary.emplace(s.path);
+        s.disk.emplace(s.temporary->fd(), s.temporary->path());
+        const h5::PropertyList access = s.disk->file_access();
+        s.file = h5::File(
+            H5Fcreate(s.temporary->path().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, access.get()),
+            "create the file");
+        s.candidates =
+            h5::create_table(s.file.get(), kCandidatesTable, s.schema.candidates(), candidate_rows);
+    });
+}
+
+ArchiveBuilder::~ArchiveBuilder() = default;
+
+void ArchiveBuilder::write_candidates(std::size_t first_row,
+                                      std::span<const CandidateRecord> rows) {
+    State& s = *state_;
+    if (first_row > s.candidate_rows || rows.size() > s.candidate_rows - first_row) {
+        throw InternalError("candidate rows " + std::to_string(first_row) + " to " +
+                            std::to_string(first_row + rows.size()) + " of a table of " +
+                            std::to_string(s.candidate_rows));
+    }
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const CandidateRecord& row = rows[i];
+        check_shape_id(row.shape_id, s.shape_keys.size(), "a candidates");
+        const std::string& expected = s.shape_keys[row.shape_id];
+        if (row.result.shape_key != expected) {
+            throw InternalError("candidates[" + std::to_string(first_row + i) +
+                                "] has shape_key '" + row.result.shape_key + "' but its shape " +
+                                std::to_string(row.shape_id) + " is '" + expected + "'");
+        }
+    }
+    naming_the_archive(s.path, [&] {
+        for (std::size_t first = 0; first < rows.size(); first += kCandidateRowsPerSlice) {
+            const auto slice =
+                rows.subspan(first, std::min(kCandidateRowsPerSlice, rows.size() - first));
+            TextArena arena;
+            const std::vector<CandidateRow> converted = candidate_rows(slice, arena);
+            h5::write_rows_at(s.candidates, kCandidatesTable, s.schema.candidates(),
+                              converted.data(), converted.size(), first_row + first);
+        }
+    });
+    for (const CandidateRecord& row : rows)
+        s.rollups[row.shape_id].status_counts.add(row.result.status);
+    s.candidate_rows_written += rows.size();
+}
+
+void ArchiveBuilder::add_race(RaceSample sample) {
+    check_shape_id(sample.shape_id, state_->shape_keys.size(), "a race");
+    state_->race.push_back(std::move(sample));
+}
+
+void ArchiveBuilder::add_decision(DecisionRecord decision) {
+    State& s = *state_;
+    check_shape_id(decision.shape_id, s.shape_keys.size(), "a decisions");
+    if (decision.decision == Decision::pending) {
+        throw InternalError("decisions[" + std::to_string(s.decisions.size()) +
+                            "] is pending: a shape without a decision has no row");
+    }
+    ShapeRollup& rollup = s.rollups[decision.shape_id];
+    if (rollup.decision != Decision::pending) {
+        throw InternalError("shape " + std::to_string(decision.shape_id) + " has two decisions");
+    }
+    rollup.decision = decision.decision;
+    s.decisions.push_back(std::move(decision));
+}
+
+void ArchiveBuilder::finish(const Provenance& provenance, const std::vector<ShapeRecord>& shapes) {
+    State& s = *state_;
+    if (s.candidate_rows_written != s.candidate_rows) {
+        throw InternalError(std::to_string(s.candidate_rows_written) + " of " +
+                            std::to_string(s.candidate_rows) + " candidate rows were written");
+    }
+    if (shapes.size() != s.shape_keys.size()) {
+        throw InternalError(std::to_string(shapes.size()) + " shapes finish an archive of " +
+                            std::to_string(s.shape_keys.size()));
+    }
+    for (std::size_t id = 0; id < shapes.size(); ++id) {
+        if (shapes[id].shape_key != s.shape_keys[id]) {
+            throw InternalError("shape " + std::to_string(id) + " is '" + shapes[id].shape_key +
+                                "', not '" + s.shape_keys[id] + "'");
+        }
+    }
+    naming_the_archive(s.path, [&] {
+        s.candidates.close(std::string("dataset /") + kCandidatesTable + ": close");
+        const hid_t root = s.file.get();
+        TextArena arena;
+        write_provenance(root, provenance);
+        h5::write_table(root, kPolicyTable, s.schema.policy(), policy_rows(provenance));
+        h5::write_table(root, kRanksTable, s.schema.ranks(), rank_rows(provenance));
+        h5::write_table(root, kShapesTable, s.schema.shapes(),
+                        shape_rows(shapes, s.rollups, arena));
+        h5::write_table(root, kRaceTable, s.schema.race(), race_rows(s.race));
+        h5::write_table(root, kDecisionsTable, s.schema.decisions(),
+                        decision_rows(s.decisions, arena));
+        s.file.close("close the file");
+        if (s.disk->failed() != 0) throw Error(s.disk->failure());
+        seal_archive_file(s.temporary->path());  // and syncs it
+        s.temporary->commit(s.path);
+    });
+}
+
 void write_archive(const std::string& path, const RunEvidence& evidence) {
     check_consistent(evidence);
-    try {
-        write_archive_image(path, evidence);
-    } catch (const Error& error) {
-        throw Error("writing evidence archive '" + path + "': " + error.what());
-    }
+    std::vector<std::string> shape_keys;
+    shape_keys.reserve(evidence.shapes.size());
+    for (const ShapeRecord& shape : evidence.shapes) shape_keys.push_back(shape.shape_key);
+    ArchiveBuilder builder(path, std::move(shape_keys), evidence.candidates.size());
+    builder.write_candidates(0, evidence.candidates);
+    for (const RaceSample& sample : evidence.race) builder.add_race(sample);
+    for (const DecisionRecord& decision : evidence.decisions) builder.add_decision(decision);
+    builder.finish(evidence.provenance, evidence.shapes);
 }
 
 }  // namespace fhmoe::evidence

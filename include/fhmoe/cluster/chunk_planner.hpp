@@ -39,6 +39,9 @@ std::vector<supervisor::Chunk> plan_chunks(const evidence::PlannedShape& shape,
                                            bool incumbent_needed, std::size_t chunk_size,
                                            const ChunkSettings& settings, std::int64_t& next_id);
 
+// How many chunks plan_chunks makes for `indexes` candidates, without making them.
+std::size_t chunk_count(std::size_t indexes, bool incumbent_needed, std::size_t chunk_size);
+
 // The planned candidate at `index` of `shape`.
 supervisor::PlannedCandidate planned_candidate(const evidence::PlannedShape& shape,
                                                std::int64_t index);

@@ -7,6 +7,7 @@
 // `fhmoe_evidence rebuild` runs the same fold on a journal left behind by a crash, so the two
 // cannot drift apart. No MPI: the offline tool links it.
 
+#include <cstddef>
 #include <string>
 
 #include "fhmoe/evidence/journal.hpp"
@@ -22,8 +23,19 @@ namespace fhmoe::cluster {
 // naming a shape the header did not plan (a journal that contradicts itself).
 evidence::RunEvidence build_run_evidence(const evidence::JournalContents& journal);
 
-// The same fold, reading the journal at `path` one record at a time (never the whole file
-// and every record at once): what rank 0 writes its archive with (issue #12, item 9).
-evidence::RunEvidence build_run_evidence_from_journal(const std::string& path);
+// The same fold, written straight to the archive at `archive_path` (evidence::write_archive's
+// file, written the same way: atomically, the old archive untouched on failure) without the
+// RunEvidence: the journal is read twice, one record at a time, first to find each shape's
+// last record, then to fold, writing each shape's candidate rows and freeing its state at
+// that record. Rank 0 then holds per-candidate state only for the shapes whose records
+// overlap (those measured at the same time), and HDF5's caches (issue #12, item 9). `plan`,
+// when given, is the journal's run header, which the caller holds (rank 0's plan): the
+// journal's copy is then not decoded. Throws like build_run_evidence and write_archive.
+struct StreamedArchive {
+    std::size_t most_shapes_held = 0;  // shapes whose per-candidate state was held at once
+};
+StreamedArchive write_archive_from_journal(const std::string& journal_path,
+                                           const std::string& archive_path,
+                                           const evidence::RunHeader* plan = nullptr);
 
 }  // namespace fhmoe::cluster

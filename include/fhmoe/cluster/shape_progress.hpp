@@ -38,10 +38,10 @@ public:
     // Planned indexes other than the incumbent's without a terminal result.
     std::vector<std::int64_t> missing_indexes() const;
     bool incumbent_terminal() const;
-    bool is_complete() const { return merge_.is_complete(); }
-    std::optional<tuning::CompleteShape> complete() const { return merge_.complete(); }
-    std::vector<tuning::CandidateResult> merged_results() const { return merge_.results(); }
-    tuning::StatusCounts counts() const { return released_counts_.value_or(merge_.counts()); }
+    bool is_complete() const { return merge().is_complete(); }
+    std::optional<tuning::CompleteShape> complete() const { return merge().complete(); }
+    std::vector<tuning::CandidateResult> merged_results() const { return merge().results(); }
+    tuning::StatusCounts counts() const;
     // Once the shape is decided, rank 0 needs only its counts (the summary): the merged
     // results, kept per candidate, are freed, so rank 0 holds per-candidate state only for
     // the shapes still being measured (issue #12, item 9). The journal keeps every result.
@@ -65,10 +65,16 @@ public:
     std::optional<evidence::ShapeDecision> decision;
 
 private:
+    // The merge, made when first needed: a shape whose measuring has not begun holds no
+    // per-candidate state, so rank 0 holds it only for the shapes begun and not yet decided
+    // (issue #12, item 9). What a not-begun shape answers without it is what its empty merge
+    // would answer.
+    const tuning::ShapeMerge& merge() const;
+
     const evidence::PlannedShape* planned_;
     std::string key_;
     tuning::CandidateId incumbent_id_;
-    tuning::ShapeMerge merge_;
+    mutable std::optional<tuning::ShapeMerge> merge_;
     std::map<std::int64_t, tuning::CandidateResult> incumbent_by_chunk_;
     DigestAgreement digests_;
     std::vector<std::string> load_failures_;

@@ -25,7 +25,10 @@
 //     content it judged stale, renames it to `<csv>.lock.stale.<nonce>` (so it cannot
 //     remove a lock taken in the meantime by someone else), verifies the renamed content
 //     once more and deletes it; then it tries to take the lock again. `<csv>.lock.break`
-//     stays in place, empty; its existence means nothing.
+//     stays in place, empty; its existence means nothing. A lock counts as stale only when
+//     it still holds the judged content after its holder was found gone: a holder that
+//     released the lock and then exited while a waiter was judging it left nothing to break,
+//     and the waiter then takes no guard and leaves no `.break` file.
 //  5. Releasing: the holder deletes `<csv>.lock` only if it still holds its own content; if
 //     not (someone removed or replaced it by hand), release reports the lost lock.
 //  6. Waiting polls with a backoff of 1 ms doubling to 50 ms, until the timeout.

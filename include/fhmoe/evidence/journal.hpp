@@ -197,7 +197,10 @@ struct JournalTail {
 };
 
 // Reads a journal one record at a time, holding one record in memory: the header first,
-// then every record in file order. The same checks and errors as read_journal.
+// then every record in file order. The same checks and errors as read_journal. An empty
+// `on_header` skips the header: only its frame's magic, version and type are checked, its
+// payload is neither read nor decoded (a caller that holds the run's plan, as rank 0 does,
+// need not read 86 MB of a large night's header to fold the records after it).
 JournalTail for_each_journal_record(const std::string& path,
                                     const std::function<void(RunHeader&&)>& on_header,
                                     const std::function<void(JournalRecord&&)>& on_record);

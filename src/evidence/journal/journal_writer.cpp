@@ -15,6 +15,8 @@
 namespace fhmoe::evidence {
 namespace {
 
+constexpr std::size_t kKeptBufferBytes = std::size_t{1} << 20;
+
 [[noreturn]] void io_failure(const std::string& path, const std::string& what) {
     throw InputError(path, 0, 0, "journal", what + ": " + std::strerror(errno));
 }
@@ -96,6 +98,9 @@ void JournalWriter::flush() {
         written += static_cast<std::size_t>(n);
     }
     buffer_.clear();
+    // The run header (86 MB for a night of two million candidates) is flushed first: its
+    // buffer is not kept for the small records of the rest of the run.
+    if (buffer_.capacity() > kKeptBufferBytes) std::vector<std::uint8_t>().swap(buffer_);
     records_flushed_ += records_buffered_;
     records_buffered_ = 0;
 }
