@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds the CPU/sim tree under AddressSanitizer + UndefinedBehaviorSanitizer (CMake preset
+# "asan": RelWithDebInfo, warnings are errors, no bench/) and runs every test except the gpu,
+# slurm and format ones under it (ctest preset "asan": timeouts scaled by 3, Open MPI's own
+# leaks suppressed by tools/sanitizers/lsan-openmpi.supp).
+#
+# Every sanitizer report goes to a file under build/asan/sanitizer-reports/, not only to the
+# stderr of the process that made it: a worker that a fault test kills on purpose, or whose
+# failure the test expects, would otherwise hide a report from the test's verdict. Any report
+# fails this script, whatever the tests said.
+# Usage: tools/test-asan.sh [extra ctest args]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+jobs="${FHMOE_BUILD_JOBS:-2}"
+reports=build/asan/sanitizer-reports
+cmake --preset asan >/dev/null
+cmake --build --preset asan -j "$jobs"
+rm -rf "$reports"
+mkdir -p "$reports"
+status=0
+ctest --preset asan "$@" || status=$?
+if compgen -G "$reports/*" >/dev/null; then
+  echo "test-asan: sanitizer reports (from the processes named in each file's name):" >&2
+  for report in "$reports"/*; do
+    echo "==== $report" >&2
+    cat "$report" >&2
+  done
+  status=1
+fi
+exit $status
