@@ -19,12 +19,15 @@ rm -rf "$reports"
 mkdir -p "$reports"
 status=0
 ctest --preset asan "$@" || status=$?
-if compgen -G "$reports/*" >/dev/null; then
-  echo "test-asan: sanitizer reports (from the processes named in each file's name):" >&2
-  for report in "$reports"/*; do
-    echo "==== $report" >&2
+# The oom fault's 2^62-byte request makes ASan log "WARNING: AddressSanitizer failed to
+# allocate ..." (allocator_may_return_null=1 returns null instead of aborting): that line is
+# the fault working, not a finding. Any other line in a report file is one.
+for report in "$reports"/*; do
+  [ -e "$report" ] || continue
+  if grep -qv '^==[0-9]*==WARNING: AddressSanitizer failed to allocate 0x[0-9a-f]* bytes$' "$report"; then
+    echo "==== test-asan: sanitizer report $report (the suffix is the process id)" >&2
     cat "$report" >&2
-  done
-  status=1
-fi
+    status=1
+  fi
+done
 exit $status
