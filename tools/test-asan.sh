@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CPU/sim tree under AddressSanitizer + UndefinedBehaviorSanitizer (CMake preset
 # "asan": RelWithDebInfo, warnings are errors, no bench/) and runs every test except the gpu,
-# slurm and format ones under it (ctest preset "asan": timeouts scaled by 3, Open MPI's own
+# slurm, format and mpi ones under it (README, Tests, says why not mpi yet) (ctest preset "asan": timeouts scaled by 3, Open MPI's own
 # leaks suppressed by tools/sanitizers/lsan-openmpi.supp).
 #
 # Every sanitizer report goes to a file under build/asan/sanitizer-reports/, not only to the
