@@ -20,6 +20,7 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 #include "support/small_shape.hpp"
 
 namespace {
@@ -70,7 +71,7 @@ struct Row {
     double per_candidate_overhead_ms;
 };
 
-Row measure(const std::string& worker, const std::string& backend) {
+Row measure(const std::string& worker, worker::BackendKind backend) {
     std::vector<double> startup_ms, load_ms, overhead_ms, timed_ms, wall_ms;
     for (int trial = 0; trial < startups; ++trial) {
         supervisor::SupervisorConfig config;
@@ -98,8 +99,9 @@ Row measure(const std::string& worker, const std::string& backend) {
                     // The sim's times are modelled, not waited for: none of its wall time is
                     // inside a timed region.
                     const double timed =
-                        backend == "sim" ? 0.0
-                                         : m->result.timing.mean_us * m->result.timing.n_raw * 1e-3;
+                        backend == worker::BackendKind::sim
+                            ? 0.0
+                            : m->result.timing.mean_us * m->result.timing.n_raw * 1e-3;
                     overhead_ms.push_back(wall - timed);
                     timed_ms.push_back(timed);
                     wall_ms.push_back(wall);
@@ -123,9 +125,11 @@ int main(int argc, char** argv) {
             timed_iters, startups);
         std::printf("%-8s %12s %10s %18s %18s %21s\n", "backend", "start-up ms", "load ms",
                     "wall/candidate ms", "timed region ms", "overhead/candidate ms");
-        for (const char* backend : {"sim", "cpu"}) {
+        for (const worker::BackendKind backend :
+             {worker::BackendKind::sim, worker::BackendKind::cpu}) {
             const Row row = measure(worker, backend);
-            std::printf("%-8s %12.2f %10.2f %18.2f %18.2f %21.2f\n", backend, row.startup_ms,
+            std::printf("%-8s %12.2f %10.2f %18.2f %18.2f %21.2f\n",
+                        std::string(worker::backend_name(backend)).c_str(), row.startup_ms,
                         row.load_ms, row.per_candidate_wall_ms, row.per_candidate_timed_ms,
                         row.per_candidate_overhead_ms);
         }

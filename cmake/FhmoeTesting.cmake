@@ -7,6 +7,17 @@
 # Labels in use: unit, mpi, faults, slurm, gpu. Every test gets a timeout (default 120 s).
 include(GoogleTest)
 
+# Sanitized builds run several times slower: their preset scales every test's timeout here
+# rather than each test being given a looser one (tests/cluster's tuner tests use it too).
+set(FHMOE_TEST_TIMEOUT_SCALE 1 CACHE STRING
+  "Multiplier for every test's timeout (the asan preset sets 3)")
+
+# fhmoe_scaled_timeout(<out_var> <seconds>): <seconds> times FHMOE_TEST_TIMEOUT_SCALE.
+function(fhmoe_scaled_timeout out_var seconds)
+  math(EXPR scaled "${seconds} * ${FHMOE_TEST_TIMEOUT_SCALE}")
+  set(${out_var} ${scaled} PARENT_SCOPE)
+endfunction()
+
 set(FHMOE_TEST_ENVIRONMENT
   "OMPI_ALLOW_RUN_AS_ROOT=1"
   "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1"
@@ -22,6 +33,8 @@ function(fhmoe_add_test name)
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 120)
   endif()
+  fhmoe_scaled_timeout(T_TIMEOUT ${T_TIMEOUT})
+  fhmoe_scaled_timeout(discovery_timeout 60)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE fhmoe_base ${T_LIBS} GTest::gtest GTest::gmock fhmoe_warnings)
   target_include_directories(${name} PRIVATE ${PROJECT_SOURCE_DIR}/src ${PROJECT_SOURCE_DIR}/tests)
@@ -44,7 +57,7 @@ function(fhmoe_add_test name)
     endif()
     gtest_discover_tests(${name}
       EXTRA_ARGS ${T_ARGS}
-      DISCOVERY_TIMEOUT 60
+      DISCOVERY_TIMEOUT ${discovery_timeout}
       PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
                  ENVIRONMENT "${FHMOE_TEST_ENVIRONMENT}")
   endif()

@@ -11,13 +11,27 @@
 
 namespace fhmoe {
 
-// Base of every error the project throws on purpose.
+// Base of every error the project throws on purpose. It records where it was raised (the
+// source_location default argument is evaluated at the throw site).
+//
+// what() carries that file:line only for InternalError. Every other error's what() is text
+// for a user or for a record: exit-2 messages name the user's file and flag, and a candidate's
+// unsupported or failure reason is stored in the journal, the archive and the CSV, where a
+// line number of fhmoe's source would be noise and would make evidence differ between two
+// revisions of the same code. Logs that want the place of any error use location().
 class Error : public std::runtime_error {
 public:
     explicit Error(const std::string& message,
                    std::source_location where = std::source_location::current())
-        : std::runtime_error(message), where_(where) {}
+        : Error(message, where, WhereInWhat::no) {}
     const std::source_location& where() const noexcept { return where_; }
+    // "src/cluster/coordinator.cpp:74": the file relative to the project's source tree when
+    // it was compiled inside it, else as the compiler named it.
+    std::string location() const;
+
+protected:
+    enum class WhereInWhat { no, yes };
+    Error(const std::string& message, std::source_location where, WhereInWhat where_in_what);
 
 private:
     std::source_location where_;
@@ -52,10 +66,14 @@ public:
     using Error::Error;
 };
 
-// A broken internal invariant: a bug in fhmoe-tune, never the user's fault.
+// A broken internal invariant: a bug in fhmoe-tune, never the user's fault. what() ends with
+// " (at src/file.cpp:line)": whoever reads the bug report needs the place, and no user fixes
+// anything from this message.
 class InternalError : public Error {
 public:
-    using Error::Error;
+    explicit InternalError(const std::string& message,
+                           std::source_location where = std::source_location::current())
+        : Error(message, where, WhereInWhat::yes) {}
 };
 
 }  // namespace fhmoe

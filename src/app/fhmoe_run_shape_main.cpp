@@ -21,6 +21,7 @@
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "fhmoe/tuning/policy.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 #include "fhmoe/worker/fault_spec.hpp"
 
 namespace {
@@ -209,7 +210,8 @@ int run(int argc, char** argv) {
     fhmoe::supervisor::SupervisorConfig config;
     config.worker_executable =
         args.count("worker") != 0 ? args["worker"].as<std::string>() : default_worker_path();
-    config.backend = args["backend"].as<std::string>();
+    config.backend =
+        fhmoe::worker::parse_backend_kind(args["backend"].as<std::string>(), "--backend");
     config.load_timeout_s = args["load-timeout"].as<double>();
     const std::string faults = args["inject-fault"].as<std::string>();
     if (!faults.empty()) {
@@ -236,8 +238,8 @@ int run(int argc, char** argv) {
 
     std::printf("# %s: %zu candidates on backend %s (warmup %d, iters %d, timeout %.3g s)\n",
                 fhmoe::family::shape_key_string(shape).c_str(), chunk.candidates.size(),
-                config.backend.c_str(), policy.measurement.warmup, policy.measurement.iters,
-                policy.measurement.timeout_s);
+                std::string(fhmoe::worker::backend_name(config.backend)).c_str(),
+                policy.measurement.warmup, policy.measurement.iters, policy.measurement.timeout_s);
     std::printf("%5s  %-13s %10s %10s %8s %9s %7s  %s\n", "index", "status", "mean_us", "median_us",
                 "se_us", "mismatch", "pid", "candidate / detail");
     fhmoe::supervisor::Supervisor supervisor(config);

@@ -11,10 +11,10 @@ RankMayStart what_rank_may_start(const DeviceGroupActivity& group, bool race_wai
     return group.busy_others == 0 ? RankMayStart::a_race : RankMayStart::nothing;
 }
 
-std::string device_group(const std::string& backend, const std::string& host,
+std::string device_group(worker::BackendKind backend, const std::string& host,
                          const std::string& device_uuid, int rank) {
-    if (backend == "cpu" && !host.empty()) return "cpu@" + host;
-    if (backend == "gpu" && !host.empty() && !device_uuid.empty()) {
+    if (backend == worker::BackendKind::cpu && !host.empty()) return "cpu@" + host;
+    if (backend == worker::BackendKind::gpu && !host.empty() && !device_uuid.empty()) {
         return "gpu@" + host + "/" + device_uuid;
     }
     return "rank " + std::to_string(rank);

@@ -17,6 +17,7 @@
 #include "fhmoe/version.hpp"
 #include "fhmoe/wall_clock.hpp"
 #include "fhmoe/wire/crc32.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -105,7 +106,7 @@ std::map<std::string, std::string> run_fingerprint(const TuneOptions& options,
     f["shapes"] = shapes;
     f["all"] = options.retune_all ? "yes" : "no";
     f["catalogue"] = catalogue_digest(input);
-    f["backend"] = options.backend;
+    f["backend"] = worker::backend_name(options.backend);
     f["device"] = device.gfx + "/" + std::to_string(device.cu_num);
     f["seed"] = std::to_string(options.seed);
     f["candidate_sample"] =

@@ -4,6 +4,7 @@
 
 #include "fhmoe/tuning/policy.hpp"
 #include "fhmoe/version.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -28,7 +29,7 @@ evidence::SessionStartedRecord session_started(const TuneOptions& options,
                                                std::int64_t started_unix) {
     evidence::SessionStartedRecord record;
     record.command_line = options.command_line;
-    record.backend = options.backend;
+    record.backend = worker::backend_name(options.backend);
     record.seed = options.seed;
     record.device = device;
     record.world_size = world_size;

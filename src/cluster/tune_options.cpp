@@ -304,9 +304,10 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
             if (*o.candidate_sample == 0) throw UsageError("--candidate-sample must be >= 1");
         }
         o.seed = flags.count("seed");
-        o.backend = flags.text("backend");
-        if (o.backend != "cpu" && o.backend != "gpu" && o.backend != "sim") {
-            throw UsageError("--backend must be cpu, gpu or sim, not '" + excerpt(o.backend) + "'");
+        try {
+            o.backend = worker::parse_backend_kind(flags.text("backend"), "--backend");
+        } catch (const InputError& error) {
+            throw UsageError(error.field() + " " + error.reason());  // "(see --help)" follows
         }
         o.resume = flags.given("resume");
         if (flags.given("journal")) o.journal_path = flags.text("journal");

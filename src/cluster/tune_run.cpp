@@ -28,6 +28,7 @@
 #include "fhmoe/evidence/archive_leftovers.hpp"
 #include "fhmoe/version.hpp"
 #include "fhmoe/wall_clock.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -52,7 +53,9 @@ supervisor::SupervisorConfig supervisor_config(const TuneOptions& options, int r
 // The rank's device: from the launcher's visibility variables or its local rank, over the
 // devices a worker of this backend can see (the rank never opens the GPU itself).
 DeviceBinding bind_rank_device(const TuneOptions& options, int rank) {
-    if (options.backend != "gpu") return choose_device(process_environment(), local_rank(), 0);
+    if (options.backend != worker::BackendKind::gpu) {
+        return choose_device(process_environment(), local_rank(), 0);
+    }
     WorkerDeviceDescription visible;
     try {
         visible = describe_worker_device(options.worker_path, options.backend, std::nullopt);
@@ -75,14 +78,16 @@ void log_binding(const TuneOptions& options, int rank, const std::string& host,
     // is about from the last "rank N" before the device.
     spdlog::info(
         "rank {}/{} on {}: backend {}, device binding: {} ({}={}), worker {}, local rank {}", rank,
-        world_size(), host, options.backend, binding.reason, binding.visible_from,
-        binding.visible_value.empty() ? "-" : binding.visible_value, options.worker_path,
-        binding.local_rank);
+        world_size(), host, worker::backend_name(options.backend), binding.reason,
+        binding.visible_from, binding.visible_value.empty() ? "-" : binding.visible_value,
+        options.worker_path, binding.local_rank);
 }
 
 // The gfx/cu_num the run's rows carry: for gpu, what the worker reports for rank 0's device.
 family::DeviceKey tuning_device_of_run(const TuneOptions& options, const DeviceBinding& binding) {
-    if (options.backend != "gpu") return tuning_device_for_backend(options.backend);
+    if (options.backend != worker::BackendKind::gpu) {
+        return tuning_device_for_backend(options.backend);
+    }
     const WorkerDeviceDescription described =
         describe_worker_device(options.worker_path, options.backend, binding.device_index);
     FHMOE_CHECK(described.key.has_value(), "a worker asked about a device names its key");
@@ -369,7 +374,8 @@ ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
         supervisor::Supervisor supervisor(supervisor_config(options, rank, binding, true));
         MemberContext context;
         context.rank = rank;
-        context.hello = HelloMessage{rank, host, options.backend, binding.reason};
+        context.hello = HelloMessage{rank, host, std::string(worker::backend_name(options.backend)),
+                                     binding.reason};
         context.supervisor = &supervisor;
         context.signals = &signals;
         context.channel = &channel;
@@ -385,7 +391,7 @@ ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
 }  // namespace
 
 ExitCode run_tune(const TuneOptions& options) {
-    if (options.backend == "gpu" && gpu_backend_compiled() == "NONE") {
+    if (options.backend == worker::BackendKind::gpu && gpu_backend_compiled() == "NONE") {
         throw NotAvailableError(
             "--backend gpu: this build has no GPU backend (configure with "
             "-DFHMOE_GPU_BACKEND=HIP or CUDA); use --backend cpu or sim");

@@ -109,9 +109,11 @@ WorkerDeviceDescription parse_device_description(const std::string& text) {
 }
 
 WorkerDeviceDescription describe_worker_device(const std::string& worker_executable,
-                                               const std::string& backend,
+                                               worker::BackendKind backend,
                                                std::optional<int> device_index) {
-    std::vector<std::string> argv = {worker_executable, "--backend", backend, "--describe-device"};
+    const std::string backend_text(worker::backend_name(backend));
+    std::vector<std::string> argv = {worker_executable, "--backend", backend_text,
+                                     "--describe-device"};
     if (device_index) {
         argv.push_back("--device");
         argv.push_back(std::to_string(*device_index));
@@ -121,7 +123,7 @@ WorkerDeviceDescription describe_worker_device(const std::string& worker_executa
         const std::string how = WIFEXITED(output.status)
                                     ? "exit code " + std::to_string(WEXITSTATUS(output.status))
                                     : "signal " + std::to_string(WTERMSIG(output.status));
-        throw Error("device probe `" + worker_executable + " --backend " + backend +
+        throw Error("device probe `" + worker_executable + " --backend " + backend_text +
                     " --describe-device` failed (" + how + "): " + output.stdout_text);
     }
     return parse_device_description(output.stdout_text);

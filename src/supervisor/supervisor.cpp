@@ -133,7 +133,7 @@ struct Supervisor::Impl {
 
     void spawn_worker() {
         std::vector<std::string> args = {
-            "--backend",        config.backend,
+            "--backend",        std::string(worker::backend_name(config.backend)),
             "--socket-fd",      std::to_string(worker::worker_socket_fd),
             "--supervisor-pid", std::to_string(::getpid())};
         args.insert(args.end(), config.worker_args.begin(), config.worker_args.end());

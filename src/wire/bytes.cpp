@@ -16,7 +16,11 @@ void append_le(std::vector<std::uint8_t>& out, T value) {
 template <typename T>
 T load_le(const std::uint8_t* in) {
     T value = 0;
-    for (std::size_t i = 0; i < sizeof(T); ++i) value |= static_cast<T>(in[i]) << (8 * i);
+    // The shifted byte is cast back to T: a uint16_t shift is done in int, and GCC's
+    // -Wconversion sees through that only when UBSan's shift check is not in the way.
+    for (std::size_t i = 0; i < sizeof(T); ++i) {
+        value |= static_cast<T>(static_cast<T>(in[i]) << (8 * i));
+    }
     return value;
 }
 }  // namespace

@@ -11,33 +11,34 @@
 
 namespace fhmoe::worker {
 
-std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options) {
-    if (name == "cpu") return make_cpu_backend(options);
-    if (name == "sim") return make_sim_backend(options);
-    if (name == "gpu") {
+std::unique_ptr<Backend> make_backend(BackendKind kind, const BackendOptions& options) {
+    switch (kind) {
+        case BackendKind::cpu: return make_cpu_backend(options);
+        case BackendKind::sim: return make_sim_backend(options);
+        case BackendKind::gpu:
 #if defined(FHMOE_GPU_BACKEND_CUDA) || defined(FHMOE_GPU_BACKEND_HIP)
-        return make_gpu_backend(options);
+            return make_gpu_backend(options);
 #else
-        throw BackendNotAvailable(
-            "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
+            throw BackendNotAvailable(
+                "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
 #endif
     }
-    throw InputError("", 0, 0, "--backend",
-                     "unknown backend '" + std::string(name) + "' (valid: cpu, sim, gpu)");
+    throw InternalError("backend kind " + std::to_string(static_cast<int>(kind)));
 }
 
-int visible_device_count(std::string_view name) {
-    if (name == "cpu" || name == "sim") return 0;
-    if (name == "gpu") {
+int visible_device_count(BackendKind kind) {
+    switch (kind) {
+        case BackendKind::cpu:
+        case BackendKind::sim: return 0;
+        case BackendKind::gpu:
 #if defined(FHMOE_GPU_BACKEND_CUDA) || defined(FHMOE_GPU_BACKEND_HIP)
-        return kernels::gpu::gpu_device_count();
+            return kernels::gpu::gpu_device_count();
 #else
-        throw BackendNotAvailable(
-            "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
+            throw BackendNotAvailable(
+                "backend 'gpu' is not built into this fhmoe_worker (valid here: cpu, sim)");
 #endif
     }
-    throw InputError("", 0, 0, "--backend",
-                     "unknown backend '" + std::string(name) + "' (valid: cpu, sim, gpu)");
+    throw InternalError("backend kind " + std::to_string(static_cast<int>(kind)));
 }
 
 }  // namespace fhmoe::worker

@@ -26,9 +26,13 @@ void hang_forever() {
 
 void fail_allocation() {
     // 2^62 bytes exceeds any address space the allocator can map, with or without
-    // overcommit, so this is a real allocation failure, not a thrown-by-hand bad_alloc.
+    // overcommit, so the allocator really refuses; the refusal then surfaces as the
+    // std::bad_alloc a failed new-expression throws. The nothrow form asks because under
+    // AddressSanitizer the throwing form ends the process with a report instead of throwing
+    // (the asan preset sets allocator_may_return_null=1 so that this returns null).
     volatile std::size_t absurd = std::size_t{1} << 62;
-    void* memory = ::operator new(absurd);
+    void* memory = ::operator new(absurd, std::nothrow);
+    if (memory == nullptr) throw std::bad_alloc();
     ::operator delete(memory);
 }
 

@@ -108,7 +108,7 @@ public:
         device_.worker_pid = static_cast<int>(::getpid());
     }
 
-    std::string_view name() const override { return "gpu"; }
+    std::string_view name() const override { return backend_name(BackendKind::gpu); }
     tuning::MeasuredOn device() const override { return device_; }
     family::DeviceKey tuning_key() const override {
         return family::DeviceKey{facts_.arch, facts_.multiprocessors};

@@ -112,7 +112,7 @@ public:
         device_.worker_pid = static_cast<int>(::getpid());
     }
 
-    std::string_view name() const override { return "sim"; }
+    std::string_view name() const override { return backend_name(BackendKind::sim); }
     tuning::MeasuredOn device() const override { return device_; }
     family::DeviceKey tuning_key() const override { return family::DeviceKey{"sim", 1}; }
 

@@ -49,7 +49,7 @@ WorkerOptions parse_worker_options(const std::vector<std::string>& args) {
         if (!result.unmatched().empty()) {
             throw InputError("", 0, 0, result.unmatched().front(), "unexpected argument");
         }
-        parsed.backend = result["backend"].as<std::string>();
+        parsed.backend = parse_backend_kind(result["backend"].as<std::string>(), "--backend");
         parsed.socket_fd = result["socket-fd"].as<int>();
         parsed.supervisor_pid = result["supervisor-pid"].as<int>();
         parsed.backend_options.device_index = result["device"].as<int>();

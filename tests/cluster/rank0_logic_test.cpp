@@ -134,18 +134,26 @@ TEST(RaceQuietRule, SharedDeviceRacesOnlyWhenTheOthersAreIdleAndAloneWhileRacing
 }
 
 TEST(RaceQuietRule, CpuRanksShareTheirHostGpuRanksTheirReportedDevice) {
-    EXPECT_EQ(device_group("cpu", "node1", "", 0), device_group("cpu", "node1", "", 3));
-    EXPECT_NE(device_group("cpu", "node1", "", 0), device_group("cpu", "node2", "", 1));
-    EXPECT_NE(device_group("gpu", "node1", "GPU-a", 0), device_group("gpu", "node1", "GPU-b", 1))
+    EXPECT_EQ(device_group(worker::BackendKind::cpu, "node1", "", 0),
+              device_group(worker::BackendKind::cpu, "node1", "", 3));
+    EXPECT_NE(device_group(worker::BackendKind::cpu, "node1", "", 0),
+              device_group(worker::BackendKind::cpu, "node2", "", 1));
+    EXPECT_NE(device_group(worker::BackendKind::gpu, "node1", "GPU-a", 0),
+              device_group(worker::BackendKind::gpu, "node1", "GPU-b", 1))
         << "one GPU each: nothing shared";
-    EXPECT_EQ(device_group("gpu", "node1", "GPU-a", 0), device_group("gpu", "node1", "GPU-a", 1))
+    EXPECT_EQ(device_group(worker::BackendKind::gpu, "node1", "GPU-a", 0),
+              device_group(worker::BackendKind::gpu, "node1", "GPU-a", 1))
         << "two ranks bound to one GPU share it";
-    EXPECT_NE(device_group("gpu", "node1", "GPU-a", 0), device_group("gpu", "node2", "GPU-a", 1));
-    EXPECT_NE(device_group("gpu", "node1", "", 0), device_group("gpu", "node1", "", 1))
+    EXPECT_NE(device_group(worker::BackendKind::gpu, "node1", "GPU-a", 0),
+              device_group(worker::BackendKind::gpu, "node2", "GPU-a", 1));
+    EXPECT_NE(device_group(worker::BackendKind::gpu, "node1", "", 0),
+              device_group(worker::BackendKind::gpu, "node1", "", 1))
         << "a device not yet reported is not assumed shared";
-    EXPECT_NE(device_group("sim", "node1", "sim-0", 0), device_group("sim", "node1", "sim-0", 1))
+    EXPECT_NE(device_group(worker::BackendKind::sim, "node1", "sim-0", 0),
+              device_group(worker::BackendKind::sim, "node1", "sim-0", 1))
         << "sim devices are a model: each rank owns its own";
-    EXPECT_NE(device_group("cpu", "", "", 1), device_group("cpu", "", "", 2))
+    EXPECT_NE(device_group(worker::BackendKind::cpu, "", "", 1),
+              device_group(worker::BackendKind::cpu, "", "", 2))
         << "a rank not yet joined shares nothing";
 }
 

@@ -29,7 +29,7 @@ TEST(TuneOptions, DefaultsComeFromTheTuningPolicy) {
     EXPECT_EQ(o.policy.finalist.finalists, policy.finalist.finalists);
     EXPECT_EQ(o.policy.finalist.rounds, policy.finalist.rounds);
     EXPECT_EQ(o.journal_path, "out.csv.journal");
-    EXPECT_EQ(o.backend, "cpu");
+    EXPECT_EQ(o.backend, worker::BackendKind::cpu);
     EXPECT_FALSE(o.candidate_sample.has_value());
     EXPECT_FALSE(o.run_config.has_value());
     EXPECT_TRUE(o.summary_json_path.empty());
@@ -62,7 +62,7 @@ TEST(TuneOptions, AiterFlagNamesSetThePolicy) {
     EXPECT_EQ(o.policy.finalist.finalists, 3);
     EXPECT_EQ(o.policy.finalist.rounds, 4);
     EXPECT_EQ(o.chunk_size, 8U);
-    EXPECT_EQ(o.backend, "sim");
+    EXPECT_EQ(o.backend, worker::BackendKind::sim);
     EXPECT_TRUE(o.resume);
     EXPECT_EQ(o.journal_path, "j.bin");
 }

@@ -35,7 +35,7 @@ TEST(WorkerDeviceProbe, MalformedOutputIsAnError) {
 }
 
 TEST(WorkerDeviceProbe, RealCpuWorkerReportsTheCpuRowKey) {
-    const auto description = describe_worker_device(FHMOE_WORKER_PATH, "cpu", 0);
+    const auto description = describe_worker_device(FHMOE_WORKER_PATH, worker::BackendKind::cpu, 0);
     EXPECT_EQ(description.visible_devices, 0);
     ASSERT_TRUE(description.key.has_value());
     EXPECT_EQ(description.key->gfx, "cpu");
@@ -46,7 +46,7 @@ TEST(WorkerDeviceProbe, RealCpuWorkerReportsTheCpuRowKey) {
 TEST(WorkerDeviceProbe, ABackendMissingFromTheWorkerNamesItsExitCode) {
 #if defined(FHMOE_GPU_BACKEND_NONE)
     try {
-        describe_worker_device(FHMOE_WORKER_PATH, "gpu", std::nullopt);
+        describe_worker_device(FHMOE_WORKER_PATH, worker::BackendKind::gpu, std::nullopt);
         FAIL() << "expected the probe to fail";
     } catch (const Error& error) {
         EXPECT_NE(std::string(error.what()).find("exit code 4"), std::string::npos) << error.what();

@@ -56,7 +56,7 @@ inline SupervisorConfig make_config(const std::string& backend, const std::strin
                                     std::vector<std::string> extra = {}) {
     SupervisorConfig config;
     config.worker_executable = FHMOE_WORKER_PATH;
-    config.backend = backend;
+    config.backend = worker::parse_backend_kind(backend, "backend");
     config.rank = 5;
     config.startup_timeout_s = 20.0;
     config.load_timeout_s = 20.0;

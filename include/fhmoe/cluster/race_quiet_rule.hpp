@@ -19,6 +19,8 @@
 #include <cstddef>
 #include <string>
 
+#include "fhmoe/worker/backend_kind.hpp"
+
 namespace fhmoe::cluster {
 
 enum class RankMayStart { usual_work, a_race, nothing };
@@ -35,7 +37,7 @@ RankMayStart what_rank_may_start(const DeviceGroupActivity& group, bool race_wai
 // its ranks share the host's cores); for gpu the host and the device its worker reported
 // (`device_uuid`, empty until its first shape is loaded); the rank itself otherwise. A rank
 // whose host or device is not known yet is alone in its group.
-std::string device_group(const std::string& backend, const std::string& host,
+std::string device_group(worker::BackendKind backend, const std::string& host,
                          const std::string& device_uuid, int rank);
 
 }  // namespace fhmoe::cluster

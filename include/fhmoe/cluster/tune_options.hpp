@@ -13,6 +13,7 @@
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/tuning/policy.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 
@@ -33,8 +34,8 @@ struct TuneOptions {
     tuning::TuningPolicy policy;
     std::optional<std::size_t> candidate_sample;  // none: the whole catalogue
     std::uint64_t seed = 0;
-    std::string backend = "cpu";  // cpu | gpu | sim
-    std::string journal_path;     // default: <tuned_path>.journal
+    worker::BackendKind backend = worker::BackendKind::cpu;
+    std::string journal_path;  // default: <tuned_path>.journal
     bool resume = false;
     std::string evidence_path;      // empty: no archive
     std::string summary_json_path;  // empty: the summary is only printed

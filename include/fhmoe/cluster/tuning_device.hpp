@@ -5,6 +5,7 @@
 #include <string>
 
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 
@@ -13,6 +14,6 @@ namespace fhmoe::cluster {
 // sim: gfx "sim", cu_num 1 (one simulated device model; sim rows never mix with real ones).
 // gpu: not known before a worker reports its device: the run asks one
 // (worker_device_probe.hpp); here it throws fhmoe::Error.
-family::DeviceKey tuning_device_for_backend(const std::string& backend);
+family::DeviceKey tuning_device_for_backend(worker::BackendKind backend);
 
 }  // namespace fhmoe::cluster

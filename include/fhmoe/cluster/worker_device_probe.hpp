@@ -9,6 +9,7 @@
 #include <string>
 
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::cluster {
 
@@ -23,7 +24,7 @@ struct WorkerDeviceDescription {
 // Throws fhmoe::Error naming the worker's exit status and stderr when it fails (for example
 // exit 4: the backend is not in that worker's build).
 WorkerDeviceDescription describe_worker_device(const std::string& worker_executable,
-                                               const std::string& backend,
+                                               worker::BackendKind backend,
                                                std::optional<int> device_index);
 
 // Parses the worker's output (exposed for tests).

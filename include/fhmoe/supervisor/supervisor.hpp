@@ -23,12 +23,13 @@
 
 #include "fhmoe/supervisor/chunk.hpp"
 #include "fhmoe/supervisor/events.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 
 namespace fhmoe::supervisor {
 
 struct SupervisorConfig {
-    std::string worker_executable;  // path of fhmoe_worker
-    std::string backend = "cpu";    // the worker's --backend: cpu | sim (gpu later)
+    std::string worker_executable;                           // path of fhmoe_worker
+    worker::BackendKind backend = worker::BackendKind::cpu;  // the worker's --backend
     // Extra worker flags, passed through verbatim: --inject-fault, --memory-limit-bytes,
     // --device, --sim-speed...
     std::vector<std::string> worker_args;

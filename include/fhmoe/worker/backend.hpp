@@ -20,6 +20,7 @@
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
+#include "fhmoe/worker/backend_kind.hpp"
 #include "fhmoe/worker/fault_spec.hpp"
 
 namespace fhmoe::worker {
@@ -95,12 +96,12 @@ struct BackendOptions {
     int cpu_threads = 0;     // cpu: threads per op (0: the op's default, all cores)
 };
 
-// "cpu", "sim", or "gpu" in a build with FHMOE_GPU_BACKEND=CUDA|HIP (otherwise "gpu" throws
-// BackendNotAvailable); anything else is an InputError naming the valid names.
-std::unique_ptr<Backend> make_backend(std::string_view name, const BackendOptions& options);
+// The gpu backend exists only in a build with FHMOE_GPU_BACKEND=CUDA|HIP; elsewhere it
+// throws BackendNotAvailable.
+std::unique_ptr<Backend> make_backend(BackendKind kind, const BackendOptions& options);
 
 // Devices the backend can see from this process without binding one (gpu: the runtime's
 // count, after CUDA_/ROCR_/HIP_VISIBLE_DEVICES; cpu and sim: 0). Throws as make_backend does.
-int visible_device_count(std::string_view name);
+int visible_device_count(BackendKind kind);
 
 }  // namespace fhmoe::worker

@@ -13,7 +13,7 @@
 namespace fhmoe::worker {
 
 struct WorkerOptions {
-    std::string backend = "cpu";
+    BackendKind backend = BackendKind::cpu;
     BackendOptions backend_options;
     FaultPlan faults;
     int socket_fd = worker_socket_fd;
