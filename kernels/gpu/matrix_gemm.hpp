@@ -61,14 +61,21 @@ __device__ __forceinline__ void weight_fragments(const uint4* q, std::uint32_t (
 // Each lane copies and later reads only its own 16-byte chunks, so completing its own copy
 // groups is all the ordering a lane needs. Sized for FP8 (two chunks per pair); FP4 uses one.
 
+// The destination as a shared-memory address (what the instruction takes), or as a pointer.
+__device__ __forceinline__ void copy_async_16_to(unsigned shared, const void* global) {
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global));
+}
+
+__device__ __forceinline__ void copy_async_4_to(unsigned shared, const void* global) {
+    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared), "l"(global));
+}
+
 __device__ __forceinline__ void copy_async_16(void* shared, const void* global) {
-    const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(address), "l"(global));
+    copy_async_16_to(static_cast<unsigned>(__cvta_generic_to_shared(shared)), global);
 }
 
 __device__ __forceinline__ void copy_async_4(void* shared, const void* global) {
-    const auto address = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(address), "l"(global));
+    copy_async_4_to(static_cast<unsigned>(__cvta_generic_to_shared(shared)), global);
 }
 
 __device__ __forceinline__ void commit_copies() { asm volatile("cp.async.commit_group;\n" ::); }
@@ -109,15 +116,6 @@ __device__ __forceinline__ void issue_weight_copies(const WeightRing<P, kStages>
     }
 }
 
-// The same as one copy group (empty past the end, so the group count stays in step).
-template <int P, int kStages, bool kFp4>
-__device__ __forceinline__ void issue_weight_step(const WeightRing<P, kStages>& ring,
-                                                  const WarpTileOperands& op, int slot,
-                                                  std::int64_t pair, std::int64_t end, int lane) {
-    issue_weight_copies<P, kStages, kFp4>(ring, op, slot, pair, end, lane);
-    commit_copies();
-}
-
 // One token group's activation fragment and the scales of the two token columns a lane
 // accumulates, for one pair.
 struct ActivationPair {
@@ -127,7 +125,7 @@ struct ActivationPair {
 };
 
 // Where a lane's activation fragment and its two token columns' scales start, for one token
-// group: fixed for a whole K loop, so small tiles compute them once (kHoistRows below).
+// group (LaneCursors below keeps them as offsets for a whole K loop).
 struct ActivationRow {
     const std::uint8_t* codes;
     const std::uint8_t* scale0;
@@ -144,20 +142,6 @@ __device__ __forceinline__ ActivationRow activation_row(const WarpTileOperands& 
     const int row_c1 = op.rows[tg * 8 + 2 * t + 1];
     return {op.activations + activation_pair_offset(row_b, 0, op.k) + t * kLaneBytes,
             op.activation_scales + row_c0 * blocks, op.activation_scales + row_c1 * blocks};
-}
-
-__device__ __forceinline__ ActivationPair load_activation_pair(const ActivationRow& row,
-                                                               std::int64_t pair) {
-    ActivationPair a;
-    a.codes = load_lane16(row.codes + pair * (4 * kLaneBytes));
-    a.scale0 = __ldg(reinterpret_cast<const unsigned short*>(row.scale0 + 2 * pair));
-    a.scale1 = __ldg(reinterpret_cast<const unsigned short*>(row.scale1 + 2 * pair));
-    return a;
-}
-
-__device__ __forceinline__ ActivationPair load_activation_pair(const WarpTileOperands& op, int tg,
-                                                               std::int64_t pair, int lane) {
-    return load_activation_pair(activation_row(op, tg, lane), pair);
 }
 
 template <int TG>
@@ -234,14 +218,6 @@ struct LaneCursors {
         return a;
     }
 };
-
-__device__ __forceinline__ void copy_async_16_to(unsigned shared, const void* global) {
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(shared), "l"(global));
-}
-
-__device__ __forceinline__ void copy_async_4_to(unsigned shared, const void* global) {
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;\n" ::"r"(shared), "l"(global));
-}
 
 // Copies `count` pairs (kFull: P) from the cursor into ring slot `slot` and moves the cursor on.
 template <int TG, int P, int kStages, bool kFp4, bool kFull>
