@@ -72,17 +72,37 @@ void dequantize_fp4_block(const std::uint8_t* packed, std::uint8_t scale, float*
     for (int i = 0; i < kMxBlockSize; ++i) values[i] = table[fp4x2_element(packed, i)];
 }
 
+// One of an expert's two weight matrices, [rows, k] in MX blocks: FP4 for a routed expert,
+// FP8 for the shared one.
+struct ExpertMatrix {
+    const std::uint8_t* codes;  // the expert's first row
+    const std::uint8_t* scales;
+    bool fp8;
+    std::int64_t rows;
+    std::int64_t k;
+
+    void dequantize_block(std::int64_t row, std::int64_t block, float* values) const {
+        const std::int64_t at = row * k + block * kMxBlockSize;
+        const std::uint8_t scale = scales[row * (k / kMxBlockSize) + block];
+        if (fp8) {
+            dequantize_mx_block_fp8(codes + at, scale, values);
+        } else {
+            dequantize_fp4_block(codes + at / 2, scale, values);
+        }
+    }
+};
+
 // Rows [row0, row0 + kRowChunk) of a [rows, k] MX matrix into columns of the k-major `out`:
 // dequantized row by row into a buffer, then written out k by k (kRowChunk adjacent floats
 // per k). Faster on a 16-core host than scattering each block straight into its columns.
-template <typename DequantizeBlock>
-void dequantize_rows_transposed(const DequantizeBlock& dequantize_block, std::int64_t rows,
-                                std::int64_t k, std::int64_t row0, float* out) {
+void dequantize_rows_transposed(const ExpertMatrix& m, std::int64_t row0, float* out) {
+    const std::int64_t rows = m.rows;
+    const std::int64_t k = m.k;
     std::vector<float> chunk(static_cast<std::size_t>(kRowChunk * k));
     const std::int64_t count = std::min(kRowChunk, rows - row0);
     for (std::int64_t r = 0; r < count; ++r) {
         for (std::int64_t block = 0; block < k / kMxBlockSize; ++block) {
-            dequantize_block(row0 + r, block, chunk.data() + r * k + block * kMxBlockSize);
+            m.dequantize_block(row0 + r, block, chunk.data() + r * k + block * kMxBlockSize);
         }
     }
     for (std::int64_t kk = 0; kk < k; ++kk) {
@@ -94,44 +114,27 @@ void dequantize_expert(ThreadPool& pool, const Problem& problem, const ProblemDi
                        std::int64_t expert, DequantizedExpert& weights) {
     const std::int64_t rows1 = dims.gate_up_rows();
     const bool shared = expert == dims.shared_expert;
-    const auto w1_block = [&](std::int64_t row, std::int64_t block, float* values) {
-        const std::int64_t at = row * dims.hidden + block * kMxBlockSize;
-        const std::int64_t scale_at = row * dims.hidden_blocks() + block;
-        if (shared) {
-            dequantize_mx_block_fp8(problem.shared_w1_fp8.data() + at,
-                                    problem.shared_w1_scale[static_cast<std::size_t>(scale_at)],
-                                    values);
-        } else {
-            dequantize_fp4_block(problem.w1_fp4.data() + (expert * rows1 * dims.hidden + at) / 2,
-                                 problem.w1_scale[static_cast<std::size_t>(
-                                     expert * rows1 * dims.hidden_blocks() + scale_at)],
-                                 values);
-        }
-    };
-    const auto w2_block = [&](std::int64_t row, std::int64_t block, float* values) {
-        const std::int64_t at = row * dims.inter + block * kMxBlockSize;
-        const std::int64_t scale_at = row * dims.inter_blocks() + block;
-        if (shared) {
-            dequantize_mx_block_fp8(problem.shared_w2_fp8.data() + at,
-                                    problem.shared_w2_scale[static_cast<std::size_t>(scale_at)],
-                                    values);
-        } else {
-            dequantize_fp4_block(
-                problem.w2_fp4.data() + (expert * dims.hidden * dims.inter + at) / 2,
-                problem.w2_scale[static_cast<std::size_t>(
-                    expert * dims.hidden * dims.inter_blocks() + scale_at)],
-                values);
-        }
-    };
+    const std::int64_t w1_at = expert * rows1 * dims.hidden;
+    const std::int64_t w2_at = expert * dims.hidden * dims.inter;
+    const ExpertMatrix w1 =
+        shared ? ExpertMatrix{problem.shared_w1_fp8.data(), problem.shared_w1_scale.data(), true,
+                              rows1, dims.hidden}
+               : ExpertMatrix{problem.w1_fp4.data() + w1_at / 2,
+                              problem.w1_scale.data() + w1_at / kMxBlockSize, false, rows1,
+                              dims.hidden};
+    const ExpertMatrix w2 =
+        shared ? ExpertMatrix{problem.shared_w2_fp8.data(), problem.shared_w2_scale.data(), true,
+                              dims.hidden, dims.inter}
+               : ExpertMatrix{problem.w2_fp4.data() + w2_at / 2,
+                              problem.w2_scale.data() + w2_at / kMxBlockSize, false, dims.hidden,
+                              dims.inter};
     const std::int64_t chunks1 = (rows1 + kRowChunk - 1) / kRowChunk;
     const std::int64_t chunks2 = (dims.hidden + kRowChunk - 1) / kRowChunk;
     for_each_item(pool, chunks1 + chunks2, [&](std::int64_t chunk) {
         if (chunk < chunks1) {
-            dequantize_rows_transposed(w1_block, rows1, dims.hidden, chunk * kRowChunk,
-                                       weights.w1t.data());
+            dequantize_rows_transposed(w1, chunk * kRowChunk, weights.w1t.data());
         } else {
-            dequantize_rows_transposed(w2_block, dims.hidden, dims.inter,
-                                       (chunk - chunks1) * kRowChunk, weights.w2t.data());
+            dequantize_rows_transposed(w2, (chunk - chunks1) * kRowChunk, weights.w2t.data());
         }
     });
 }
