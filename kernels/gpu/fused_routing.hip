@@ -15,6 +15,7 @@
 
 #include "common/bf16.hpp"
 #include "common/mx_block.hpp"
+#include "gpu/dependent_launch.hpp"
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_args.hpp"
 
@@ -92,6 +93,8 @@ __device__ void quantize_x(const FusedRoutingArgs& a, std::int64_t block, int la
 }
 
 __global__ void __launch_bounds__(kRoutingThreads) fused_routing_kernel(FusedRoutingArgs args) {
+    // Stage1 may launch now: it waits for this kernel before reading the routing or x.
+    allow_next_kernel();
     if (blockIdx.x == 0) {
         sort_routing(args);
         return;

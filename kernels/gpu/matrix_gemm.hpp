@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "gpu/dependent_launch.hpp"
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_layout.hpp"
 #include "gpu/mma_fragments.hpp"
@@ -24,6 +25,10 @@ struct WarpTileOperands {
     const int* rows = nullptr;      // shared memory: the activation row of each token column
     int groups = 0;                 // token groups holding a real row (the rest are padding)
     unsigned char* ring = nullptr;  // this warp's ring (matrix_ring_bytes_per_warp)
+    // The activations are the previous kernel's output (stage2's h under a programmatic
+    // dependent launch, gpu/dependent_launch.hpp): the K loop waits for that kernel after its
+    // first weight copies are in flight and before its first activation read.
+    bool wait_before_reads = false;
 };
 
 __device__ __forceinline__ uint4 load_lane16(const std::uint8_t* p) {
@@ -334,6 +339,7 @@ __device__ __forceinline__ void accumulate_pairs(float (&acc)[TG][4], const Warp
     };
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
+    if (op.wait_before_reads) wait_for_previous_kernel();
     int slot = 0;
     for (int step = 0; step < full_steps; ++step) {
         wait_copies<kStages - 2>();

@@ -222,6 +222,10 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     const ShapeView& s = args.shape;
     constexpr int kTileM = TG * 8;
     constexpr bool kShared = matrix_uses_shared_tile(kTileM);
+    // Everything below reads the routing; stage2 may launch once every workgroup got here (it
+    // waits for this kernel before reading h).
+    wait_for_previous_kernel();
+    allow_next_kernel();
     Stage1Tile w;
     const std::int64_t n_tiles = s.inter / args.tile_n;
     w.tile = blockIdx.x;
@@ -430,8 +434,8 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
     int shared_bytes = 0;
     const Stage1Kernel kernel = prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves,
                                                 args.k_waves, args.fused_fp8_out, shared_bytes);
-    kernel<<<grid, threads, static_cast<std::size_t>(shared_bytes), stream>>>(args);
-    FHMOE_GPU_CHECK_LAUNCH();
+    launch_dependent(kernel, grid, dim3(static_cast<unsigned>(threads)),
+                     static_cast<std::size_t>(shared_bytes), stream, args);
 }
 
 }  // namespace fhmoe::kernels::gpu

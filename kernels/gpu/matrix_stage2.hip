@@ -107,6 +107,7 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
     op.groups = w.groups;
     op.ring = shared_bytes + warp * ring_bytes;
     op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
+    op.wait_before_reads = true;  // h is stage1's (or the quantization's) output
 
     const int rounds = weight_tiles_here / warps_n;
     for (int round = 0; round < rounds; ++round) {
@@ -241,6 +242,8 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     w.groups = (real_rows + 7) / 8;
     if (w.groups == 0) return;
     if constexpr (kShared) {
+        // The first K step copies h rows with the weights: wait for h's writer first.
+        wait_for_previous_kernel();
         if (k_groups == 1) {
             stage2_shared_tile_rounds<TG, TG, P>(args, w, shared_bytes);
         } else {
@@ -320,8 +323,10 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
         FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
     }
     const auto grid = static_cast<unsigned>(args.persistent ? workgroups : tiles);
-    kernel<<<grid, kThreads, static_cast<std::size_t>(shared_bytes), stream>>>(args);
-    FHMOE_GPU_CHECK_LAUNCH();
+    // Launched early under stage1 (gpu/dependent_launch.hpp): the routing it reads first was
+    // complete before any stage1 workgroup let stage2 start; h is read after the wait.
+    launch_dependent(kernel, dim3(grid), dim3(kThreads), static_cast<std::size_t>(shared_bytes),
+                     stream, args);
 }
 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
