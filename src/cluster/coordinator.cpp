@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/coordinator.hpp"
+#include "cluster/coordinator.hpp"
 
 #include <poll.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "fhmoe/cluster/chunk_planner.hpp"
-#include "fhmoe/cluster/member_release.hpp"
-#include "fhmoe/cluster/shape_decision.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
+#include "cluster/run_state/chunk_planner.hpp"
+#include "cluster/run_state/shape_decision.hpp"
 #include "fhmoe/config/file_error.hpp"
 #include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/error.hpp"

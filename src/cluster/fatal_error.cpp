@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/fatal_error.hpp"
+#include "cluster/fatal_error.hpp"
 
 #include <mpi.h>
 #include <poll.h>
@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "fhmoe/cluster/member_release.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/cluster/tune_run.hpp"
 #include "fhmoe/error.hpp"

@@ -11,8 +11,8 @@
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
-#include "fhmoe/worker/host_info.hpp"
 #include "gpu/gpu_device.hpp"
+#include "worker/host_info.hpp"
 
 namespace fhmoe::worker {
 namespace {

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/member_release.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
 
 #include <poll.h>
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "fhmoe/cluster/mpi_messages.hpp"
+#include "cluster/mpi_transport/mpi_messages.hpp"
 
 namespace fhmoe::cluster {
 

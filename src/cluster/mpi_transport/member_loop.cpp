@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/member_loop.hpp"
+#include "cluster/mpi_transport/member_loop.hpp"
 
 #include <poll.h>
 
