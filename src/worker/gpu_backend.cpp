@@ -166,4 +166,6 @@ std::unique_ptr<Backend> make_gpu_backend(const BackendOptions& options) {
     }
 }
 
+int gpu_backend_device_count() { return kernels::gpu::gpu_device_count(); }
+
 }  // namespace fhmoe::worker
