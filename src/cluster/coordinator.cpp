@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/coordinator.hpp"
+#include "cluster/coordinator.hpp"
 
 #include <poll.h>
 #include <unistd.h>
@@ -9,9 +9,9 @@
 #include <csignal>
 #include <cstdlib>
 
-#include "fhmoe/cluster/chunk_planner.hpp"
-#include "fhmoe/cluster/member_release.hpp"
-#include "fhmoe/cluster/shape_decision.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
+#include "cluster/run_state/chunk_planner.hpp"
+#include "cluster/run_state/shape_decision.hpp"
 #include "fhmoe/config/file_error.hpp"
 #include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/error.hpp"
@@ -23,9 +23,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// How long rank 0 sleeps in poll() between MPI probes when other ranks exist: short enough
-// that a result is journaled within milliseconds, long enough not to spin a core.
-constexpr int mpi_probe_interval_ms = 5;
 // With no other ranks, poll() only wakes for the progress line and the stop deadline.
 constexpr int single_rank_poll_ms = 200;
 // Beyond the workers' own stop grace: time for the last frames and messages to arrive.

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/device_binding.hpp"
+#include "cluster/device_binding.hpp"
 
 #include <array>
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/fatal_error.hpp"
+#include "cluster/fatal_error.hpp"
 
 #include <mpi.h>
 #include <poll.h>
@@ -7,7 +7,7 @@
 
 #include <cstdlib>
 
-#include "fhmoe/cluster/member_release.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/cluster/tune_run.hpp"
 #include "fhmoe/error.hpp"
@@ -15,7 +15,6 @@
 namespace fhmoe::cluster {
 namespace {
 
-constexpr int probe_interval_ms = 5;
 // Beyond rank 0's stop grace: its checkpoint (journal, tuned CSV, archive) and the release.
 constexpr double rank0_checkpoint_margin_s = 60.0;
 
@@ -62,7 +61,7 @@ void report_failure_to_rank0(MpiChannel& channel, int rank, ExitCode code,
             // counts on it, and a resume measures it.
             auto message = channel.try_receive(0);
             if (!message) {
-                ::poll(nullptr, 0, probe_interval_ms);
+                ::poll(nullptr, 0, mpi_probe_interval_ms);
                 continue;
             }
             if (message->tag != MessageTag::stop) continue;

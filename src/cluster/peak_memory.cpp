@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/peak_memory.hpp"
+#include "cluster/peak_memory.hpp"
 
 #include <fstream>
 #include <string>

@@ -1,10 +1,10 @@
-#include "fhmoe/cluster/replay.hpp"
+#include "cluster/replay.hpp"
 
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
 
-#include "fhmoe/cluster/row_candidate.hpp"
+#include "cluster/row_candidate.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/config/untuned_csv.hpp"

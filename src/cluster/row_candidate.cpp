@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/row_candidate.hpp"
+#include "cluster/row_candidate.hpp"
 
 #include <spdlog/spdlog.h>
 

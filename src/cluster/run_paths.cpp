@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/run_paths.hpp"
+#include "cluster/run_paths.hpp"
 
 #include <vector>
 

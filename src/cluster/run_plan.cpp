@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/run_plan.hpp"
+#include "cluster/run_plan.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <span>
 
-#include "fhmoe/cluster/row_candidate.hpp"
+#include "cluster/row_candidate.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/family/candidate_id.hpp"

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/run_session.hpp"
+#include "cluster/run_session.hpp"
 
 #include <string>
 

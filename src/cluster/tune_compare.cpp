@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/tune_compare.hpp"
+#include "cluster/tune_compare.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <map>
 
-#include "fhmoe/cluster/replay.hpp"
+#include "cluster/replay.hpp"
 #include "fhmoe/config/file_error.hpp"
 #include "fhmoe/config/file_lock.hpp"
 #include "fhmoe/config/lookup_key.hpp"

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/tuning_device.hpp"
+#include "cluster/tuning_device.hpp"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/worker_device_probe.hpp"
+#include "cluster/worker_device_probe.hpp"
 
 #include <spawn.h>
 #include <sys/wait.h>

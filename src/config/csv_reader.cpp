@@ -1,4 +1,4 @@
-#include "fhmoe/config/csv_reader.hpp"
+#include "config/csv_reader.hpp"
 
 #include <cerrno>
 #include <cstring>

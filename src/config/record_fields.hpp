@@ -10,8 +10,8 @@
 #include <string>
 #include <string_view>
 
+#include "config/csv_reader.hpp"
 #include "config/key_rules.hpp"
-#include "fhmoe/config/csv_reader.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/shape.hpp"
 

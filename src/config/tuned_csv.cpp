@@ -7,9 +7,9 @@
 
 #include <sys/stat.h>
 
+#include "config/csv_reader.hpp"
 #include "config/key_rules.hpp"
 #include "config/record_fields.hpp"
-#include "fhmoe/config/csv_reader.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/error.hpp"
 

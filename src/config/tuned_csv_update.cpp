@@ -3,9 +3,9 @@
 #include <optional>
 
 #include "config/posix_file.hpp"
+#include "config/tuned_merge.hpp"
 #include "fhmoe/config/atomic_file.hpp"
 #include "fhmoe/config/file_lock.hpp"
-#include "fhmoe/config/tuned_merge.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::config {

@@ -1,4 +1,4 @@
-#include "fhmoe/config/tuned_merge.hpp"
+#include "config/tuned_merge.hpp"
 
 #include <map>
 

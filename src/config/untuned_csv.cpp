@@ -3,8 +3,8 @@
 #include <map>
 #include <utility>
 
+#include "config/csv_reader.hpp"
 #include "config/record_fields.hpp"
-#include "fhmoe/config/csv_reader.hpp"
 #include "fhmoe/config/lookup_key.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/shape_limits.hpp"

@@ -17,12 +17,12 @@
 #include "evidence/archive_seal.hpp"
 #include "evidence/hdf5_attribute.hpp"
 #include "evidence/hdf5_disk_file.hpp"
+#include "evidence/hdf5_library.hpp"
 #include "evidence/hdf5_table.hpp"
 #include "fhmoe/config/file_error.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/archive_builder.hpp"
-#include "fhmoe/evidence/hdf5_library.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
 
 namespace fhmoe::evidence {

@@ -1,4 +1,4 @@
-#include "fhmoe/evidence/evidence_compare.hpp"
+#include "evidence/evidence_compare.hpp"
 
 #include <cmath>
 #include <sstream>

@@ -1,4 +1,4 @@
-#include "fhmoe/evidence/hdf5_library.hpp"
+#include "evidence/hdf5_library.hpp"
 
 #include <hdf5.h>
 

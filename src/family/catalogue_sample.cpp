@@ -3,10 +3,10 @@
 #include <algorithm>
 #include <numeric>
 
+#include "family/deterministic_random.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/family/default_config.hpp"
-#include "fhmoe/family/deterministic_random.hpp"
 
 namespace fhmoe::family {
 

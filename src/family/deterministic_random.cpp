@@ -1,4 +1,4 @@
-#include "fhmoe/family/deterministic_random.hpp"
+#include "family/deterministic_random.hpp"
 
 #include "fhmoe/error.hpp"
 

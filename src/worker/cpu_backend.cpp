@@ -12,7 +12,7 @@
 #include "fhmoe/kernels/cpu_op.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
-#include "fhmoe/worker/host_info.hpp"
+#include "worker/host_info.hpp"
 
 namespace fhmoe::worker {
 namespace {

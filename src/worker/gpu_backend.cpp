@@ -11,8 +11,8 @@
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
-#include "fhmoe/worker/host_info.hpp"
 #include "gpu/gpu_device.hpp"
+#include "worker/host_info.hpp"
 
 namespace fhmoe::worker {
 namespace {
@@ -165,5 +165,7 @@ std::unique_ptr<Backend> make_gpu_backend(const BackendOptions& options) {
                                   std::to_string(options.device_index) + ": " + error.what());
     }
 }
+
+int gpu_backend_device_count() { return kernels::gpu::gpu_device_count(); }
 
 }  // namespace fhmoe::worker

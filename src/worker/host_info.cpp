@@ -1,4 +1,4 @@
-#include "fhmoe/worker/host_info.hpp"
+#include "worker/host_info.hpp"
 
 #include <unistd.h>
 

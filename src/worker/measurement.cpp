@@ -1,4 +1,4 @@
-#include "fhmoe/worker/measurement.hpp"
+#include "worker/measurement.hpp"
 
 #include <new>
 #include <string>

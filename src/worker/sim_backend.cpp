@@ -12,7 +12,7 @@
 #include "fhmoe/family/legality.hpp"
 #include "fhmoe/family/memory_estimate.hpp"
 #include "fhmoe/kernels/cpu_op.hpp"
-#include "fhmoe/worker/host_info.hpp"
+#include "worker/host_info.hpp"
 
 namespace fhmoe::worker {
 namespace {

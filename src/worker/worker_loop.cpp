@@ -10,9 +10,9 @@
 #include "fhmoe/tuning/statistics.hpp"
 #include "fhmoe/wall_clock.hpp"
 #include "fhmoe/wire/fd_io.hpp"
-#include "fhmoe/worker/measurement.hpp"
 #include "fhmoe/worker/protocol.hpp"
 #include "fhmoe/worker/race_order.hpp"
+#include "worker/measurement.hpp"
 
 namespace fhmoe::worker {
 namespace {

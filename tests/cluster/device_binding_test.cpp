@@ -3,7 +3,7 @@
 #include <map>
 #include <string>
 
-#include "fhmoe/cluster/device_binding.hpp"
+#include "cluster/device_binding.hpp"
 
 namespace fhmoe::cluster {
 namespace {

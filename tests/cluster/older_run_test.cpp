@@ -7,9 +7,9 @@
 
 #include <string>
 
+#include "evidence/evidence_compare.hpp"
 #include "fhmoe/cluster/run_evidence_builder.hpp"
 #include "fhmoe/evidence/archive.hpp"
-#include "fhmoe/evidence/evidence_compare.hpp"
 #include "fhmoe/evidence/evidence_diff.hpp"
 #include "fhmoe/evidence/journal.hpp"
 

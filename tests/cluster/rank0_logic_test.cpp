@@ -5,16 +5,16 @@
 
 #include <set>
 
+#include "cluster/mpi_transport/mpi_messages.hpp"
+#include "cluster/run_state/chunk_planner.hpp"
+#include "cluster/run_state/progress_reporter.hpp"
+#include "cluster/run_state/race_quiet_rule.hpp"
+#include "cluster/run_state/run_summary.hpp"
+#include "cluster/run_state/shape_decision.hpp"
+#include "cluster/run_state/shape_progress.hpp"
+#include "cluster/run_state/tuned_outputs.hpp"
+#include "cluster/run_state/work_queue.hpp"
 #include "cluster_fixtures.hpp"
-#include "fhmoe/cluster/chunk_planner.hpp"
-#include "fhmoe/cluster/mpi_messages.hpp"
-#include "fhmoe/cluster/progress_reporter.hpp"
-#include "fhmoe/cluster/race_quiet_rule.hpp"
-#include "fhmoe/cluster/run_summary.hpp"
-#include "fhmoe/cluster/shape_decision.hpp"
-#include "fhmoe/cluster/shape_progress.hpp"
-#include "fhmoe/cluster/tuned_outputs.hpp"
-#include "fhmoe/cluster/work_queue.hpp"
 #include "fhmoe/wire/bytes.hpp"
 
 namespace fhmoe::cluster {

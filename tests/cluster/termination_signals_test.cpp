@@ -3,7 +3,7 @@
 
 #include <csignal>
 
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
 
 namespace fhmoe::cluster {
 namespace {

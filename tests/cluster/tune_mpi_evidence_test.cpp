@@ -11,8 +11,8 @@
 #include <regex>
 #include <set>
 
+#include "evidence/evidence_compare.hpp"
 #include "fhmoe/evidence/archive.hpp"
-#include "fhmoe/evidence/evidence_compare.hpp"
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/shape.hpp"
 #include "tuner_harness.hpp"

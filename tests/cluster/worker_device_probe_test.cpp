@@ -5,7 +5,7 @@
 #include <string>
 #include <thread>
 
-#include "fhmoe/cluster/worker_device_probe.hpp"
+#include "cluster/worker_device_probe.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::cluster {

@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "fhmoe/config/csv_reader.hpp"
+#include "config/csv_reader.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::config {

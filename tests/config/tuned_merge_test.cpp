@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "config/config_test_support.hpp"
-#include "fhmoe/config/tuned_merge.hpp"
+#include "config/tuned_merge.hpp"
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::config {

@@ -5,11 +5,11 @@
 #include <filesystem>
 #include <set>
 
+#include "evidence/evidence_compare.hpp"
 #include "evidence/evidence_generator.hpp"
 #include "evidence/scratch_dir.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
-#include "fhmoe/evidence/evidence_compare.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
 #include "fhmoe/tuning/policy.hpp"
 

@@ -5,11 +5,11 @@
 #include <algorithm>
 #include <vector>
 
+#include "family/deterministic_random.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/builtin_shapes.hpp"
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/family/default_config.hpp"
-#include "fhmoe/family/deterministic_random.hpp"
 
 namespace fhmoe::family {
 namespace {

@@ -5,8 +5,8 @@
 
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/worker/backend.hpp"
-#include "fhmoe/worker/measurement.hpp"
 #include "support/small_shape.hpp"
+#include "worker/measurement.hpp"
 
 namespace fhmoe::worker {
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "fhmoe/cluster/shape_progress.hpp"
+#include "cluster/run_state/shape_progress.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive_builder.hpp"
 #include "fhmoe/tuning/relative_ranking.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/exit_code.hpp"
 #include "fhmoe/family/candidate.hpp"

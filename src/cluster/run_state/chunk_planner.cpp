@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/chunk_planner.hpp"
+#include "cluster/run_state/chunk_planner.hpp"
 
 #include <algorithm>
 

@@ -20,7 +20,7 @@
 #include <utility>
 #include <vector>
 
-#include "fhmoe/cluster/run_summary.hpp"
+#include "cluster/run_state/run_summary.hpp"
 
 namespace fhmoe::cluster {
 

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/member_loop.hpp"
+#include "cluster/mpi_transport/member_loop.hpp"
 
 #include <poll.h>
 
@@ -7,12 +7,6 @@
 #include "fhmoe/error.hpp"
 
 namespace fhmoe::cluster {
-namespace {
-
-// Between MPI probes: an assignment or a stop from rank 0 is seen within this much time.
-constexpr int mpi_probe_interval_ms = 5;
-
-}  // namespace
 
 int run_member(const MemberContext& context) {
     supervisor::Supervisor& supervisor = *context.supervisor;

@@ -9,8 +9,8 @@
 
 #include <string>
 
-#include "fhmoe/cluster/mpi_channel.hpp"
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 
 namespace fhmoe::cluster {

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/tuned_outputs.hpp"
+#include "cluster/run_state/tuned_outputs.hpp"
 
 #include <cmath>
 #include <optional>

@@ -15,15 +15,15 @@
 #include <string>
 #include <vector>
 
-#include "fhmoe/cluster/mpi_channel.hpp"
-#include "fhmoe/cluster/progress_reporter.hpp"
-#include "fhmoe/cluster/race_quiet_rule.hpp"
-#include "fhmoe/cluster/run_summary.hpp"
-#include "fhmoe/cluster/shape_progress.hpp"
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
+#include "cluster/run_state/progress_reporter.hpp"
+#include "cluster/run_state/race_quiet_rule.hpp"
+#include "cluster/run_state/run_summary.hpp"
+#include "cluster/run_state/shape_progress.hpp"
+#include "cluster/run_state/tuned_outputs.hpp"
+#include "cluster/run_state/work_queue.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
-#include "fhmoe/cluster/tuned_outputs.hpp"
-#include "fhmoe/cluster/work_queue.hpp"
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/shape.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/progress_reporter.hpp"
+#include "cluster/run_state/progress_reporter.hpp"
 
 #include <spdlog/spdlog.h>
 

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/run_summary.hpp"
+#include "cluster/run_state/run_summary.hpp"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,8 +1,8 @@
-#include "fhmoe/cluster/shape_decision.hpp"
+#include "cluster/run_state/shape_decision.hpp"
 
 #include <cstdio>
 
-#include "fhmoe/cluster/chunk_planner.hpp"
+#include "cluster/run_state/chunk_planner.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/tuning/gate.hpp"

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/run_summary_json.hpp"
+#include "cluster/run_state/run_summary_json.hpp"
 
 #include <cmath>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/mpi_messages.hpp"
+#include "cluster/mpi_transport/mpi_messages.hpp"
 
 #include <type_traits>
 

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/shape_progress.hpp"
+#include "cluster/run_state/shape_progress.hpp"
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/candidate_id.hpp"

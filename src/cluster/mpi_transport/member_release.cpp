@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/member_release.hpp"
+#include "cluster/mpi_transport/member_release.hpp"
 
 #include <poll.h>
 
@@ -8,11 +8,6 @@
 #include <vector>
 
 namespace fhmoe::cluster {
-namespace {
-
-constexpr int probe_interval_ms = 5;
-
-}  // namespace
 
 bool release_member_ranks(MpiChannel& channel, int world_size, int exit_code,
                           const std::function<void(const IncomingMessage&)>& on_message,
@@ -32,7 +27,7 @@ bool release_member_ranks(MpiChannel& channel, int world_size, int exit_code,
         channel.progress();
         auto message = channel.try_receive();
         if (!message) {
-            ::poll(nullptr, 0, probe_interval_ms);
+            ::poll(nullptr, 0, mpi_probe_interval_ms);
             continue;
         }
         if (message->tag == MessageTag::stop_ack) {

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/race_quiet_rule.hpp"
+#include "cluster/run_state/race_quiet_rule.hpp"
 
 namespace fhmoe::cluster {
 

@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/mpi_channel.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
 
 #include <mpi.h>
 

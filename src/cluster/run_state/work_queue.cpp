@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/work_queue.hpp"
+#include "cluster/run_state/work_queue.hpp"
 
 #include <map>
 

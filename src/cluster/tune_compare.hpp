@@ -9,9 +9,9 @@
 
 #include <vector>
 
-#include "fhmoe/cluster/termination_signals.hpp"
+#include "cluster/mpi_transport/termination_signals.hpp"
+#include "cluster/run_state/tuned_outputs.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
-#include "fhmoe/cluster/tuned_outputs.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "fhmoe/tuning/compare_plan.hpp"
 

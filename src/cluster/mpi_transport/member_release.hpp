@@ -8,7 +8,7 @@
 #include <chrono>
 #include <functional>
 
-#include "fhmoe/cluster/mpi_channel.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
 
 namespace fhmoe::cluster {
 

@@ -12,7 +12,7 @@
 #include <memory>
 #include <optional>
 
-#include "fhmoe/cluster/mpi_messages.hpp"
+#include "cluster/mpi_transport/mpi_messages.hpp"
 
 namespace fhmoe::cluster {
 
@@ -23,6 +23,11 @@ struct IncomingMessage {
 };
 
 inline constexpr int any_source = -1;
+
+// How long a rank sleeps in poll() between probes of the channel while it waits for MPI
+// messages: short enough that a result or a stop is seen within milliseconds, long enough not
+// to spin a core.
+inline constexpr int mpi_probe_interval_ms = 5;
 
 class MpiChannel {
 public:

@@ -11,7 +11,7 @@
 #include <exception>
 #include <string>
 
-#include "fhmoe/cluster/mpi_channel.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
 #include "fhmoe/exit_code.hpp"
 
 namespace fhmoe::cluster {

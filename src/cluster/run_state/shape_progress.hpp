@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "fhmoe/cluster/digest_agreement.hpp"
+#include "cluster/run_state/digest_agreement.hpp"
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/tuning/relative_ranking.hpp"
 #include "fhmoe/tuning/shape_merge.hpp"

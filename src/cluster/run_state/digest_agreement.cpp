@@ -1,4 +1,4 @@
-#include "fhmoe/cluster/digest_agreement.hpp"
+#include "cluster/run_state/digest_agreement.hpp"
 
 #include <cstdio>
 
