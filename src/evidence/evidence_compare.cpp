@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
+
+#include "fhmoe/record_fields.hpp"
 
 namespace fhmoe::evidence {
 namespace {
@@ -81,41 +85,21 @@ void compare_provenance(Differences& out, const Provenance& e, const Provenance&
                   });
 }
 
-void compare_result(Differences& out, const std::string& p, const tuning::CandidateResult& x,
-                    const tuning::CandidateResult& y) {
-    out.compare(p + "shape_key", x.shape_key, y.shape_key);
-    out.compare(p + "candidate", x.candidate.key(), y.candidate.key());
-    out.compare(p + "status", x.status, y.status);
-    out.compare(p + "detail", x.detail, y.detail);
-    out.compare(p + "timing.n_raw", x.timing.n_raw, y.timing.n_raw);
-    out.compare(p + "timing.n_kept", x.timing.n_kept, y.timing.n_kept);
-    out.compare(p + "timing.mean_us", x.timing.mean_us, y.timing.mean_us);
-    out.compare(p + "timing.median_us", x.timing.median_us, y.timing.median_us);
-    out.compare(p + "timing.stddev_us", x.timing.stddev_us, y.timing.stddev_us);
-    out.compare(p + "timing.stderr_us", x.timing.stderr_us, y.timing.stderr_us);
-    out.compare(p + "timing.min_us", x.timing.min_us, y.timing.min_us);
-    out.compare(p + "timing.max_us", x.timing.max_us, y.timing.max_us);
-    out.compare(p + "stages.sort_us", x.stages.sort_us, y.stages.sort_us);
-    out.compare(p + "stages.quant_us", x.stages.quant_us, y.stages.quant_us);
-    out.compare(p + "stages.stage1_us", x.stages.stage1_us, y.stages.stage1_us);
-    out.compare(p + "stages.stage2_us", x.stages.stage2_us, y.stages.stage2_us);
-    out.compare(p + "stages.reduce_us", x.stages.reduce_us, y.stages.reduce_us);
-    out.compare(p + "error.mismatch_fraction", x.error.mismatch_fraction,
-                y.error.mismatch_fraction);
-    out.compare(p + "error.cosine_distance", x.error.cosine_distance, y.error.cosine_distance);
-    out.compare(p + "error.max_abs_delta", x.error.max_abs_delta, y.error.max_abs_delta);
-    out.compare(p + "error.catastrophic", x.error.catastrophic, y.error.catastrophic);
-    out.compare(p + "where.rank", x.where.rank, y.where.rank);
-    out.compare(p + "where.host", x.where.host, y.where.host);
-    out.compare(p + "where.device_index", x.where.device_index, y.where.device_index);
-    out.compare(p + "where.device_name", x.where.device_name, y.where.device_name);
-    out.compare(p + "where.device_uuid", x.where.device_uuid, y.where.device_uuid);
-    out.compare(p + "where.worker_pid", x.where.worker_pid, y.where.worker_pid);
-    out.compare(p + "chunk", x.chunk, y.chunk);
-    out.compare(p + "attempt", x.attempt, y.attempt);
-    out.compare(p + "fault_injected", x.fault_injected, y.fault_injected);
-    out.compare(p + "started_unix_ns", x.started_unix_ns, y.started_unix_ns);
-    out.compare(p + "finished_unix_ns", x.finished_unix_ns, y.finished_unix_ns);
+// Field by field through the record's field list, nested records as "timing.mean_us"; the
+// candidate by its key, as the evidence names it.
+template <typename Record>
+void compare_record(Differences& out, const std::string& p, const Record& x, const Record& y) {
+    for_each_field_pair(x, y, [&](std::string_view name, const auto& a, const auto& b) {
+        using Field = std::remove_cvref_t<decltype(a)>;
+        const std::string field = p + std::string(name);
+        if constexpr (std::is_same_v<Field, tuning::CandidateId>) {
+            out.compare(field, a.key(), b.key());
+        } else if constexpr (HasFields<Field>) {
+            compare_record(out, field + ".", a, b);
+        } else {
+            out.compare(field, a, b);
+        }
+    });
 }
 
 }  // namespace
@@ -137,7 +121,7 @@ std::vector<std::string> evidence_differences(const RunEvidence& expected,
                       out.compare(p + "relative_to_incumbent", x.relative_to_incumbent,
                                   y.relative_to_incumbent);
                       out.compare(p + "ratio_basis", x.ratio_basis, y.ratio_basis);
-                      compare_result(out, p + "result.", x.result, y.result);
+                      compare_record(out, p + "result.", x.result, y.result);
                   });
     compare_table(out, "race", expected.race, actual.race,
                   [&](const std::string& p, const RaceSample& x, const RaceSample& y) {
