@@ -8,6 +8,7 @@
 // Derived<T>, which readers skip.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -78,6 +79,26 @@ void shape_columns(Visitor&& visit, std::uint32_t shape_id, Record& shape,
     }
     Derived<Decision> decision{rollup.decision};
     visit("decision", decision);
+}
+
+// The DecisionRecord's fields with published_key (derived) before reason; without the race_*
+// fields (the last four, added on 2026-11-30) when with_race_columns is false, as an archive
+// written before them lays /decisions out.
+template <typename Visitor, RecordOf<DecisionRecord> Record>
+void decision_columns(Visitor&& visit, Record& record, bool with_race_columns = true) {
+    static_assert(field_count<DecisionRecord>() == 16,
+                  "a DecisionRecord field: decide whether old archives have its column");
+    bool race_columns = false;  // from race_rank on
+    for_each_leaf(record, [&](std::string_view name, auto& value) {
+        const void* address = &value;
+        if (address == static_cast<const void*>(&record.reason)) {
+            Derived<std::string> key{published_key(record)};
+            visit("published_key", key);
+        }
+        race_columns = race_columns || address == static_cast<const void*>(&record.race_rank);
+        if (race_columns && !with_race_columns) return;
+        visit(name, value);
+    });
 }
 
 }  // namespace fhmoe::evidence

@@ -29,28 +29,6 @@ Enum checked_enum(std::uint8_t stored, const Values& values, std::string_view co
                 std::to_string(stored));
 }
 
-Provenance read_provenance(hid_t root, const ArchiveSchema& schema) {
-    Provenance provenance;
-    provenance.tool_version = h5::read_string_attribute(root, "tool_version");
-    provenance.git_revision = h5::read_string_attribute(root, "git_revision");
-    provenance.command_line = h5::read_strings_attribute(root, "command_line");
-    provenance.backend = h5::read_string_attribute(root, "backend");
-    provenance.seed = h5::read_uint64_attribute(root, "seed");
-    provenance.started_unix = h5::read_int64_attribute(root, "started_unix");
-    provenance.finished_unix = h5::read_int64_attribute(root, "finished_unix");
-    provenance.exit_status = static_cast<int>(h5::read_int64_attribute(root, "exit_status"));
-    provenance.complete = h5::read_bool_attribute(root, "complete");
-    h5::for_each_row<PolicyRow>(root, kPolicyTable, schema.policy(), [&](const PolicyRow& row) {
-        provenance.policy.push_back(PolicyValue{text_of(row.name), row.value});
-    });
-    h5::for_each_row<RankRow>(root, kRanksTable, schema.ranks(), [&](const RankRow& row) {
-        provenance.ranks.push_back(RankInfo{row.rank, text_of(row.host), row.device_index,
-                                            text_of(row.device_name), text_of(row.device_uuid),
-                                            text_of(row.driver)});
-    });
-    return provenance;
-}
-
 // Reads rows laid out by a ColumnLayout, one column per visit (archive_columns.hpp).
 class RowReader {
 public:
@@ -67,6 +45,8 @@ public:
             value = checked_enum<T>(load<std::uint8_t>(offset), tuning::all_statuses, name);
         } else if constexpr (std::is_same_v<T, RatioBasis>) {
             value = checked_enum<T>(load<std::uint8_t>(offset), all_ratio_bases, name);
+        } else if constexpr (std::is_same_v<T, Decision>) {
+            value = checked_enum<T>(load<std::uint8_t>(offset), all_decisions, name);
         } else if constexpr (std::is_enum_v<T>) {
             family::parse_aiter_string(text_of(load<TextField>(offset)), value);
         } else {
@@ -92,27 +72,33 @@ private:
     std::size_t column_ = 0;
 };
 
-DecisionRecord decision_from(const DecisionRow& row, bool with_race_columns) {
-    DecisionRecord decision;
-    decision.shape_id = row.shape_id;
-    decision.decision = checked_enum<Decision>(row.decision, all_decisions, "decision");
-    decision.incumbent_key = text_of(row.incumbent_key);
-    decision.incumbent_us = row.incumbent_us;
-    decision.incumbent_stderr_us = row.incumbent_stderr_us;
-    decision.winner_key = text_of(row.winner_key);
-    decision.winner_us = row.winner_us;
-    decision.winner_stderr_us = row.winner_stderr_us;
-    decision.margin_pct = row.margin_pct;
-    decision.bar_pct = row.bar_pct;
-    decision.noise_floor_pct = row.noise_floor_pct;
-    decision.reason = text_of(row.reason);
-    if (with_race_columns) {
-        decision.race_rank = row.race_rank;
-        decision.race_host = text_of(row.race_host);
-        decision.race_started_unix_ns = row.race_started_unix_ns;
-        decision.race_finished_unix_ns = row.race_finished_unix_ns;
-    }
-    return decision;
+// Every row of a table, read into a new element of `records` by `read_columns(visit, record)`.
+template <typename Record, typename ReadColumns>
+void read_rows(hid_t root, const char* table, const h5::CompoundType& type,
+               const ColumnLayout& layout, std::vector<Record>& records, ReadColumns read_columns) {
+    h5::for_each_row_bytes(root, table, type, layout.row_size, [&](const std::byte* row) {
+        read_columns(RowReader(row, layout), records.emplace_back());
+    });
+}
+
+constexpr auto kEveryField = [](auto&& visit, auto& record) { for_each_leaf(record, visit); };
+
+Provenance read_provenance(hid_t root, const ArchiveSchema& schema) {
+    Provenance provenance;
+    provenance.tool_version = h5::read_string_attribute(root, "tool_version");
+    provenance.git_revision = h5::read_string_attribute(root, "git_revision");
+    provenance.command_line = h5::read_strings_attribute(root, "command_line");
+    provenance.backend = h5::read_string_attribute(root, "backend");
+    provenance.seed = h5::read_uint64_attribute(root, "seed");
+    provenance.started_unix = h5::read_int64_attribute(root, "started_unix");
+    provenance.finished_unix = h5::read_int64_attribute(root, "finished_unix");
+    provenance.exit_status = static_cast<int>(h5::read_int64_attribute(root, "exit_status"));
+    provenance.complete = h5::read_bool_attribute(root, "complete");
+    read_rows(root, kPolicyTable, schema.policy(), schema.policy_layout(), provenance.policy,
+              kEveryField);
+    read_rows(root, kRanksTable, schema.ranks(), schema.rank_layout(), provenance.ranks,
+              kEveryField);
+    return provenance;
 }
 
 RunEvidence read_hdf5(const std::string& path) {
@@ -129,26 +115,18 @@ RunEvidence read_hdf5(const std::string& path) {
     const ArchiveSchema schema(with_race_columns);
     RunEvidence evidence;
     evidence.provenance = read_provenance(root, schema);
-    const ShapeRollup ignored;
-    h5::for_each_row_bytes(root, kShapesTable, schema.shapes(), schema.shape_layout().row_size,
-                           [&](const std::byte* row) {
-                               ShapeRecord& shape = evidence.shapes.emplace_back();
-                               shape_columns(RowReader(row, schema.shape_layout()), 0, shape,
-                                             ignored);
-                           });
-    h5::for_each_row_bytes(root, kCandidatesTable, schema.candidates(),
-                           schema.candidate_layout().row_size, [&](const std::byte* row) {
-                               candidate_columns(RowReader(row, schema.candidate_layout()),
-                                                 evidence.candidates.emplace_back());
-                           });
-    h5::for_each_row<RaceRow>(root, kRaceTable, schema.race(), [&](const RaceRow& row) {
-        evidence.race.push_back(RaceSample{row.shape_id, text_of(row.candidate_key), row.round,
-                                           row.time_us, row.is_incumbent != 0});
-    });
-    h5::for_each_row<DecisionRow>(
-        root, kDecisionsTable, schema.decisions(), [&](const DecisionRow& row) {
-            evidence.decisions.push_back(decision_from(row, with_race_columns));
-        });
+    read_rows(root, kShapesTable, schema.shapes(), schema.shape_layout(), evidence.shapes,
+              [](auto&& visit, ShapeRecord& shape) {
+                  shape_columns(visit, 0, shape, ShapeRollup{});  // the rollup is derived
+              });
+    read_rows(root, kCandidatesTable, schema.candidates(), schema.candidate_layout(),
+              evidence.candidates,
+              [](auto&& visit, CandidateRecord& record) { candidate_columns(visit, record); });
+    read_rows(root, kRaceTable, schema.race(), schema.race_layout(), evidence.race, kEveryField);
+    read_rows(root, kDecisionsTable, schema.decisions(), schema.decision_layout(),
+              evidence.decisions, [with_race_columns](auto&& visit, DecisionRecord& decision) {
+                  decision_columns(visit, decision, with_race_columns);
+              });
     return evidence;
 }
 

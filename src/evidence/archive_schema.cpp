@@ -67,6 +67,22 @@ auto candidate_column_walk() {
     };
 }
 
+auto decision_column_walk(bool with_race_columns) {
+    return [with_race_columns](auto&& visit) {
+        const DecisionRecord record;
+        decision_columns(visit, record, with_race_columns);
+    };
+}
+
+// A table of one column per field of Record.
+template <typename Record>
+auto record_column_walk() {
+    return [](auto&& visit) {
+        const Record record;
+        for_each_leaf(record, visit);
+    };
+}
+
 // Each column at the offset a C struct of the columns' memory types would give it.
 template <typename Walk>
 ColumnLayout layout_of(Walk walk) {
@@ -120,9 +136,6 @@ void ArchiveSchema::add_columns(h5::CompoundType& table, const ColumnLayout& lay
     });
 }
 
-// The column name is the row member's name: one spelling for C++, HDF5, h5py and CSV.
-#define FHMOE_COLUMN(table, Row, member, type) table.add(#member, offsetof(Row, member), type)
-
 ArchiveSchema::ArchiveSchema(bool with_race_columns)
     : string_(h5::utf8_string_type()),
       bool_(h5::bool_type()),
@@ -133,53 +146,22 @@ ArchiveSchema::ArchiveSchema(bool with_race_columns)
       shapes_(shape_layout_.row_size),
       candidate_layout_(layout_of(candidate_column_walk())),
       candidates_(candidate_layout_.row_size),
-      race_(sizeof(RaceRow)),
-      decisions_(sizeof(DecisionRow)),
-      policy_(sizeof(PolicyRow)),
-      ranks_(sizeof(RankRow)) {
-    const hid_t text = string_.get();
-    const hid_t flag = bool_.get();
-
+      race_layout_(layout_of(record_column_walk<RaceSample>())),
+      race_(race_layout_.row_size),
+      with_race_columns_(with_race_columns),
+      decision_layout_(layout_of(decision_column_walk(with_race_columns))),
+      decisions_(decision_layout_.row_size),
+      policy_layout_(layout_of(record_column_walk<PolicyValue>())),
+      policy_(policy_layout_.row_size),
+      rank_layout_(layout_of(record_column_walk<RankInfo>())),
+      ranks_(rank_layout_.row_size) {
     add_columns(shapes_, shape_layout_, shape_column_walk());
     add_columns(candidates_, candidate_layout_, candidate_column_walk());
 
-    FHMOE_COLUMN(race_, RaceRow, shape_id, H5T_NATIVE_UINT32);
-    FHMOE_COLUMN(race_, RaceRow, candidate_key, text);
-    FHMOE_COLUMN(race_, RaceRow, round, H5T_NATIVE_UINT32);
-    FHMOE_COLUMN(race_, RaceRow, time_us, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(race_, RaceRow, is_incumbent, flag);
-
-    FHMOE_COLUMN(decisions_, DecisionRow, shape_id, H5T_NATIVE_UINT32);
-    FHMOE_COLUMN(decisions_, DecisionRow, decision, decision_.get());
-    FHMOE_COLUMN(decisions_, DecisionRow, incumbent_key, text);
-    FHMOE_COLUMN(decisions_, DecisionRow, incumbent_us, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, incumbent_stderr_us, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, winner_key, text);
-    FHMOE_COLUMN(decisions_, DecisionRow, winner_us, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, winner_stderr_us, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, margin_pct, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, bar_pct, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, noise_floor_pct, H5T_NATIVE_DOUBLE);
-    FHMOE_COLUMN(decisions_, DecisionRow, published_key, text);
-    FHMOE_COLUMN(decisions_, DecisionRow, reason, text);
-    if (with_race_columns) {
-        FHMOE_COLUMN(decisions_, DecisionRow, race_rank, H5T_NATIVE_INT32);
-        FHMOE_COLUMN(decisions_, DecisionRow, race_host, text);
-        FHMOE_COLUMN(decisions_, DecisionRow, race_started_unix_ns, H5T_NATIVE_INT64);
-        FHMOE_COLUMN(decisions_, DecisionRow, race_finished_unix_ns, H5T_NATIVE_INT64);
-    }
-
-    FHMOE_COLUMN(policy_, PolicyRow, name, text);
-    FHMOE_COLUMN(policy_, PolicyRow, value, H5T_NATIVE_DOUBLE);
-
-    FHMOE_COLUMN(ranks_, RankRow, rank, H5T_NATIVE_INT32);
-    FHMOE_COLUMN(ranks_, RankRow, host, text);
-    FHMOE_COLUMN(ranks_, RankRow, device_index, H5T_NATIVE_INT32);
-    FHMOE_COLUMN(ranks_, RankRow, device_name, text);
-    FHMOE_COLUMN(ranks_, RankRow, device_uuid, text);
-    FHMOE_COLUMN(ranks_, RankRow, driver, text);
+    add_columns(race_, race_layout_, record_column_walk<RaceSample>());
+    add_columns(decisions_, decision_layout_, decision_column_walk(with_race_columns));
+    add_columns(policy_, policy_layout_, record_column_walk<PolicyValue>());
+    add_columns(ranks_, rank_layout_, record_column_walk<RankInfo>());
 }
-
-#undef FHMOE_COLUMN
 
 }  // namespace fhmoe::evidence

@@ -17,7 +17,7 @@ namespace fhmoe::evidence {
 // by HDF5 when read.
 using TextField = char*;
 
-// /shapes and /candidates have no row struct: their columns come from archive_columns.hpp
+// No table has a row struct: the columns come from archive_columns.hpp
 // (the records' field lists), and each row is laid out as a C struct of the columns' memory
 // types in column order would be (as the ShapeRow and CandidateRow structs of earlier builds
 // were): std::string as TextField, bool as std::int8_t, Status, Decision and RatioBasis as
@@ -26,48 +26,6 @@ using TextField = char*;
 struct ColumnLayout {
     std::vector<std::size_t> offsets;  // of each column, in column order
     std::size_t row_size = 0;
-};
-
-struct RaceRow {
-    std::uint32_t shape_id;
-    TextField candidate_key;
-    std::uint32_t round;
-    double time_us;
-    std::int8_t is_incumbent;
-};
-
-struct DecisionRow {
-    std::uint32_t shape_id;
-    std::uint8_t decision;
-    TextField incumbent_key;
-    double incumbent_us;
-    double incumbent_stderr_us;
-    TextField winner_key;
-    double winner_us;
-    double winner_stderr_us;
-    double margin_pct;
-    double bar_pct;
-    double noise_floor_pct;
-    TextField published_key;
-    TextField reason;
-    std::int32_t race_rank;  // the race_* fields were added on 2026-11-30
-    TextField race_host;
-    std::int64_t race_started_unix_ns;
-    std::int64_t race_finished_unix_ns;
-};
-
-struct PolicyRow {
-    TextField name;
-    double value;
-};
-
-struct RankRow {
-    std::int32_t rank;
-    TextField host;
-    std::int32_t device_index;
-    TextField device_name;
-    TextField device_uuid;
-    TextField driver;
 };
 
 inline constexpr const char* kShapesTable = "shapes";
@@ -88,9 +46,14 @@ public:
     const h5::CompoundType& candidates() const noexcept { return candidates_; }
     const ColumnLayout& candidate_layout() const noexcept { return candidate_layout_; }
     const h5::CompoundType& race() const noexcept { return race_; }
+    const ColumnLayout& race_layout() const noexcept { return race_layout_; }
     const h5::CompoundType& decisions() const noexcept { return decisions_; }
+    const ColumnLayout& decision_layout() const noexcept { return decision_layout_; }
+    bool with_race_columns() const noexcept { return with_race_columns_; }
     const h5::CompoundType& policy() const noexcept { return policy_; }
+    const ColumnLayout& policy_layout() const noexcept { return policy_layout_; }
     const h5::CompoundType& ranks() const noexcept { return ranks_; }
+    const ColumnLayout& rank_layout() const noexcept { return rank_layout_; }
 
 private:
     template <typename Walk>
@@ -105,9 +68,14 @@ private:
     h5::CompoundType shapes_;
     ColumnLayout candidate_layout_;
     h5::CompoundType candidates_;
+    ColumnLayout race_layout_;
     h5::CompoundType race_;
+    bool with_race_columns_;
+    ColumnLayout decision_layout_;
     h5::CompoundType decisions_;
+    ColumnLayout policy_layout_;
     h5::CompoundType policy_;
+    ColumnLayout rank_layout_;
     h5::CompoundType ranks_;
 };
 

@@ -127,56 +127,22 @@ std::vector<std::byte> candidate_rows(std::span<const CandidateRecord> records,
 // at a time: its row buffers and their derived strings are bounded by the slice, not the night.
 constexpr std::size_t kCandidateRowsPerSlice = 16384;
 
-std::vector<RaceRow> race_rows(const std::vector<RaceSample>& samples) {
-    std::vector<RaceRow> rows(samples.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const RaceSample& sample = samples[i];
-        rows[i] = RaceRow{sample.shape_id, TextArena::view(sample.candidate_key), sample.round,
-                          sample.time_us, static_cast<std::int8_t>(sample.is_incumbent ? 1 : 0)};
+// One row per record, one column per field of its list.
+template <typename Record>
+std::vector<std::byte> record_rows(const std::vector<Record>& records, const ColumnLayout& layout,
+                                   TextArena& arena) {
+    std::vector<std::byte> rows(records.size() * layout.row_size);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        for_each_leaf(records[i], RowWriter(rows.data() + i * layout.row_size, layout, arena));
     }
     return rows;
 }
 
-std::vector<DecisionRow> decision_rows(const std::vector<DecisionRecord>& decisions,
-                                       TextArena& arena) {
-    std::vector<DecisionRow> rows(decisions.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const DecisionRecord& d = decisions[i];
-        rows[i] = DecisionRow{d.shape_id,
-                              static_cast<std::uint8_t>(d.decision),
-                              TextArena::view(d.incumbent_key),
-                              d.incumbent_us,
-                              d.incumbent_stderr_us,
-                              TextArena::view(d.winner_key),
-                              d.winner_us,
-                              d.winner_stderr_us,
-                              d.margin_pct,
-                              d.bar_pct,
-                              d.noise_floor_pct,
-                              arena.keep(published_key(d)),
-                              TextArena::view(d.reason),
-                              d.race_rank,
-                              TextArena::view(d.race_host),
-                              d.race_started_unix_ns,
-                              d.race_finished_unix_ns};
-    }
-    return rows;
-}
-
-std::vector<PolicyRow> policy_rows(const Provenance& provenance) {
-    std::vector<PolicyRow> rows;
-    for (const PolicyValue& value : provenance.policy) {
-        rows.push_back(PolicyRow{TextArena::view(value.name), value.value});
-    }
-    return rows;
-}
-
-std::vector<RankRow> rank_rows(const Provenance& provenance) {
-    std::vector<RankRow> rows;
-    for (const RankInfo& rank : provenance.ranks) {
-        rows.push_back(RankRow{rank.rank, TextArena::view(rank.host), rank.device_index,
-                               TextArena::view(rank.device_name), TextArena::view(rank.device_uuid),
-                               TextArena::view(rank.driver)});
+std::vector<std::byte> decision_rows(const std::vector<DecisionRecord>& decisions,
+                                     const ColumnLayout& layout, TextArena& arena) {
+    std::vector<std::byte> rows(decisions.size() * layout.row_size);
+    for (std::size_t i = 0; i < decisions.size(); ++i) {
+        decision_columns(RowWriter(rows.data() + i * layout.row_size, layout, arena), decisions[i]);
     }
     return rows;
 }
@@ -377,15 +343,22 @@ void ArchiveBuilder::finish(const Provenance& provenance, const std::vector<Shap
         const hid_t root = s.file.get();
         TextArena arena;
         write_provenance(root, provenance);
-        h5::write_table(root, kPolicyTable, s.schema.policy(), policy_rows(provenance));
-        h5::write_table(root, kRanksTable, s.schema.ranks(), rank_rows(provenance));
-        const std::vector<std::byte> shape_table =
-            shape_rows(shapes, s.rollups, s.schema.shape_layout(), arena);
-        h5::write_table_rows(root, kShapesTable, s.schema.shapes(), shape_table.data(),
-                             shapes.size());
-        h5::write_table(root, kRaceTable, s.schema.race(), race_rows(s.race));
-        h5::write_table(root, kDecisionsTable, s.schema.decisions(),
-                        decision_rows(s.decisions, arena));
+        const auto write = [root](const char* table, const h5::CompoundType& type,
+                                  const std::vector<std::byte>& rows, std::size_t count) {
+            h5::write_table_rows(root, table, type, rows.data(), count);
+        };
+        write(kPolicyTable, s.schema.policy(),
+              record_rows(provenance.policy, s.schema.policy_layout(), arena),
+              provenance.policy.size());
+        write(kRanksTable, s.schema.ranks(),
+              record_rows(provenance.ranks, s.schema.rank_layout(), arena),
+              provenance.ranks.size());
+        write(kShapesTable, s.schema.shapes(),
+              shape_rows(shapes, s.rollups, s.schema.shape_layout(), arena), shapes.size());
+        write(kRaceTable, s.schema.race(), record_rows(s.race, s.schema.race_layout(), arena),
+              s.race.size());
+        write(kDecisionsTable, s.schema.decisions(),
+              decision_rows(s.decisions, s.schema.decision_layout(), arena), s.decisions.size());
         s.file.close("close the file");
         if (s.disk->failed() != 0) throw Error(s.disk->failure());
         seal_archive_file(s.temporary->path());  // and syncs it

@@ -105,21 +105,6 @@ void write_provenance(const std::string& path, const Provenance& p) {
     csv.close();
 }
 
-void write_policy(const std::string& path, const Provenance& p) {
-    CsvFile csv(path, {"name", "value"});
-    for (const PolicyValue& value : p.policy) csv.text(value.name).number(value.value).end_row();
-    csv.close();
-}
-
-void write_ranks(const std::string& path, const Provenance& p) {
-    CsvFile csv(path, {"rank", "host", "device_index", "device_name", "device_uuid", "driver"});
-    for (const RankInfo& r : p.ranks) {
-        csv.number(r.rank).text(r.host).number(r.device_index).text(r.device_name);
-        csv.text(r.device_uuid).text(r.driver).end_row();
-    }
-    csv.close();
-}
-
 // The header of a table: its column names, from a walk over a default record.
 template <typename Walk>
 std::vector<std::string> column_names(Walk walk) {
@@ -186,27 +171,28 @@ void write_candidates(const std::string& path, const RunEvidence& evidence) {
     csv.close();
 }
 
-void write_race(const std::string& path, const RunEvidence& evidence) {
-    CsvFile csv(path, {"shape_id", "candidate_key", "round", "time_us", "is_incumbent"});
-    for (const RaceSample& s : evidence.race) {
-        csv.number(s.shape_id).text(s.candidate_key).number(s.round).number(s.time_us);
-        csv.flag(s.is_incumbent).end_row();
+// A table of one column per field of Record.
+template <typename Record>
+void write_records(const std::string& path, const std::vector<Record>& records) {
+    CsvFile csv(path, column_names([](auto&& visit) {
+                    const Record record;
+                    for_each_leaf(record, visit);
+                }));
+    for (const Record& record : records) {
+        for_each_leaf(record, CsvRow(csv));
+        csv.end_row();
     }
     csv.close();
 }
 
 void write_decisions(const std::string& path, const RunEvidence& evidence) {
-    CsvFile csv(path, {"shape_id", "decision", "incumbent_key", "incumbent_us",
-                       "incumbent_stderr_us", "winner_key", "winner_us", "winner_stderr_us",
-                       "margin_pct", "bar_pct", "noise_floor_pct", "published_key", "reason",
-                       "race_rank", "race_host", "race_started_unix_ns", "race_finished_unix_ns"});
+    CsvFile csv(path, column_names([](auto&& visit) {
+                    const DecisionRecord record;
+                    decision_columns(visit, record);
+                }));
     for (const DecisionRecord& d : evidence.decisions) {
-        csv.number(d.shape_id).text(to_string(d.decision)).text(d.incumbent_key);
-        csv.number(d.incumbent_us).number(d.incumbent_stderr_us).text(d.winner_key);
-        csv.number(d.winner_us).number(d.winner_stderr_us).number(d.margin_pct);
-        csv.number(d.bar_pct).number(d.noise_floor_pct).text(published_key(d)).text(d.reason);
-        csv.number(d.race_rank).text(d.race_host).number(d.race_started_unix_ns);
-        csv.number(d.race_finished_unix_ns).end_row();
+        decision_columns(CsvRow(csv), d);
+        csv.end_row();
     }
     csv.close();
 }
@@ -220,11 +206,11 @@ std::vector<std::string> export_csv(const RunEvidence& evidence, const std::stri
     using Writer = std::function<void(const std::string&)>;
     const std::vector<std::pair<std::string, Writer>> tables = {
         {"provenance.csv", [&](const std::string& p) { write_provenance(p, evidence.provenance); }},
-        {"policy.csv", [&](const std::string& p) { write_policy(p, evidence.provenance); }},
-        {"ranks.csv", [&](const std::string& p) { write_ranks(p, evidence.provenance); }},
+        {"policy.csv", [&](const std::string& p) { write_records(p, evidence.provenance.policy); }},
+        {"ranks.csv", [&](const std::string& p) { write_records(p, evidence.provenance.ranks); }},
         {"shapes.csv", [&](const std::string& p) { write_shapes(p, evidence); }},
         {"candidates.csv", [&](const std::string& p) { write_candidates(p, evidence); }},
-        {"race.csv", [&](const std::string& p) { write_race(p, evidence); }},
+        {"race.csv", [&](const std::string& p) { write_records(p, evidence.race); }},
         {"decisions.csv", [&](const std::string& p) { write_decisions(p, evidence); }},
     };
     std::vector<std::string> written;

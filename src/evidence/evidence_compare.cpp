@@ -64,27 +64,6 @@ void compare_table(Differences& out, const std::string& table, const std::vector
     }
 }
 
-void compare_provenance(Differences& out, const Provenance& e, const Provenance& a) {
-    out.compare("provenance.tool_version", e.tool_version, a.tool_version);
-    out.compare("provenance.git_revision", e.git_revision, a.git_revision);
-    if (e.command_line != a.command_line) out.add("provenance.command_line differs");
-    out.compare("provenance.backend", e.backend, a.backend);
-    out.compare("provenance.seed", e.seed, a.seed);
-    out.compare("provenance.started_unix", e.started_unix, a.started_unix);
-    out.compare("provenance.finished_unix", e.finished_unix, a.finished_unix);
-    out.compare("provenance.exit_status", e.exit_status, a.exit_status);
-    out.compare("provenance.complete", e.complete, a.complete);
-    compare_table(out, "provenance.policy", e.policy, a.policy,
-                  [&](const std::string& p, const PolicyValue& x, const PolicyValue& y) {
-                      out.compare(p + "name", x.name, y.name);
-                      out.compare(p + "value", x.value, y.value);
-                  });
-    compare_table(out, "provenance.ranks", e.ranks, a.ranks,
-                  [&](const std::string& p, const RankInfo& x, const RankInfo& y) {
-                      if (!(x == y)) out.add(p + " differs (rank " + std::to_string(x.rank) + ")");
-                  });
-}
-
 // Field by field through the record's field list, nested records as "timing.mean_us"; the
 // candidate by its key, as the evidence names it.
 template <typename Record>
@@ -100,6 +79,26 @@ void compare_record(Differences& out, const std::string& p, const Record& x, con
             out.compare(field, a, b);
         }
     });
+}
+
+void compare_provenance(Differences& out, const Provenance& e, const Provenance& a) {
+    out.compare("provenance.tool_version", e.tool_version, a.tool_version);
+    out.compare("provenance.git_revision", e.git_revision, a.git_revision);
+    if (e.command_line != a.command_line) out.add("provenance.command_line differs");
+    out.compare("provenance.backend", e.backend, a.backend);
+    out.compare("provenance.seed", e.seed, a.seed);
+    out.compare("provenance.started_unix", e.started_unix, a.started_unix);
+    out.compare("provenance.finished_unix", e.finished_unix, a.finished_unix);
+    out.compare("provenance.exit_status", e.exit_status, a.exit_status);
+    out.compare("provenance.complete", e.complete, a.complete);
+    compare_table(out, "provenance.policy", e.policy, a.policy,
+                  [&](const std::string& p, const PolicyValue& x, const PolicyValue& y) {
+                      compare_record(out, p, x, y);
+                  });
+    compare_table(out, "provenance.ranks", e.ranks, a.ranks,
+                  [&](const std::string& p, const RankInfo& x, const RankInfo& y) {
+                      if (!(x == y)) out.add(p + " differs (rank " + std::to_string(x.rank) + ")");
+                  });
 }
 
 }  // namespace
@@ -125,33 +124,12 @@ std::vector<std::string> evidence_differences(const RunEvidence& expected,
                   });
     compare_table(out, "race", expected.race, actual.race,
                   [&](const std::string& p, const RaceSample& x, const RaceSample& y) {
-                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
-                      out.compare(p + "candidate_key", x.candidate_key, y.candidate_key);
-                      out.compare(p + "round", x.round, y.round);
-                      out.compare(p + "time_us", x.time_us, y.time_us);
-                      out.compare(p + "is_incumbent", x.is_incumbent, y.is_incumbent);
+                      compare_record(out, p, x, y);
                   });
-    compare_table(
-        out, "decisions", expected.decisions, actual.decisions,
-        [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
-            out.compare(p + "shape_id", x.shape_id, y.shape_id);
-            out.compare(p + "decision", x.decision, y.decision);
-            out.compare(p + "incumbent_key", x.incumbent_key, y.incumbent_key);
-            out.compare(p + "incumbent_us", x.incumbent_us, y.incumbent_us);
-            out.compare(p + "incumbent_stderr_us", x.incumbent_stderr_us, y.incumbent_stderr_us);
-            out.compare(p + "winner_key", x.winner_key, y.winner_key);
-            out.compare(p + "winner_us", x.winner_us, y.winner_us);
-            out.compare(p + "winner_stderr_us", x.winner_stderr_us, y.winner_stderr_us);
-            out.compare(p + "margin_pct", x.margin_pct, y.margin_pct);
-            out.compare(p + "bar_pct", x.bar_pct, y.bar_pct);
-            out.compare(p + "noise_floor_pct", x.noise_floor_pct, y.noise_floor_pct);
-            out.compare(p + "reason", x.reason, y.reason);
-            out.compare(p + "race_rank", x.race_rank, y.race_rank);
-            out.compare(p + "race_host", x.race_host, y.race_host);
-            out.compare(p + "race_started_unix_ns", x.race_started_unix_ns, y.race_started_unix_ns);
-            out.compare(p + "race_finished_unix_ns", x.race_finished_unix_ns,
-                        y.race_finished_unix_ns);
-        });
+    compare_table(out, "decisions", expected.decisions, actual.decisions,
+                  [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
+                      compare_record(out, p, x, y);
+                  });
     return out.take();
 }
 

@@ -260,6 +260,14 @@ evidence::RunEvidence filled_evidence() {
     shape.candidate_count = 1;
     run.shapes.push_back(shape);
     run.candidates.push_back(candidate);
+    run.provenance.policy = filled<std::vector<evidence::PolicyValue>>();
+    run.provenance.ranks = filled<std::vector<evidence::RankInfo>>();
+    run.race = filled<std::vector<evidence::RaceSample>>();
+    for (auto& sample : run.race) sample.shape_id = 0;
+    evidence::DecisionRecord decision = filled<evidence::DecisionRecord>();
+    decision.shape_id = 0;
+    decision.decision = evidence::Decision::promote;
+    run.decisions.push_back(decision);
     return run;
 }
 
@@ -278,6 +286,10 @@ TEST(RecordFieldsTest, ShapesAndResultsRoundTripThroughTheArchive) {
     expect_same(expected.candidates[0].result, actual.candidates[0].result, "candidates[0]");
     EXPECT_EQ(actual.candidates[0].relative_to_incumbent, 0.75);
     EXPECT_EQ(actual.candidates[0].ratio_basis, evidence::RatioBasis::other_chunks_incumbent);
+    expect_same(expected.provenance.policy, actual.provenance.policy, "policy");
+    expect_same(expected.provenance.ranks, actual.provenance.ranks, "ranks");
+    expect_same(expected.race, actual.race, "race");
+    expect_same(expected.decisions, actual.decisions, "decisions");
     EXPECT_TRUE(evidence::evidence_differences(expected, actual, 10).empty());
 }
 
@@ -389,6 +401,43 @@ TEST(RecordFieldsTest, EveryResultFieldTakesPartInTheMergeOrderAndTheEvidenceCom
             << name_changed;
         EXPECT_FALSE(evidence::evidence_differences(base, changed, 10).empty()) << name_changed;
     }
+}
+
+// Changing any one field of a race sample, a decision or a policy value is a difference.
+template <typename Record, typename Pick>
+void expect_every_field_compared(Pick pick) {
+    const evidence::RunEvidence base = filled_evidence();
+    std::size_t leaves = 0;
+    for_each_leaf(pick(base), [&](std::string_view, const auto&) { ++leaves; });
+    for (std::size_t leaf = 0; leaf < leaves; ++leaf) {
+        evidence::RunEvidence changed = base;
+        std::size_t index = 0;
+        std::string name_changed;
+        for_each_leaf(pick(changed), [&](std::string_view name, auto& value) {
+            if (index++ != leaf) return;
+            name_changed = name;
+            using Field = std::remove_cvref_t<decltype(value)>;
+            if constexpr (std::is_same_v<Field, bool>) {
+                value = !value;
+            } else if constexpr (std::is_same_v<Field, std::string>) {
+                value += " changed";
+            } else if constexpr (std::is_same_v<Field, evidence::Decision>) {
+                value = evidence::Decision::retain;
+            } else {
+                value = static_cast<Field>(value + 1);
+            }
+        });
+        EXPECT_FALSE(evidence::evidence_differences(base, changed, 10).empty()) << name_changed;
+    }
+}
+
+TEST(RecordFieldsTest, EveryEvidenceFieldTakesPartInTheEvidenceComparison) {
+    expect_every_field_compared<evidence::RaceSample>(
+        [](auto& run) -> auto& { return run.race[0]; });
+    expect_every_field_compared<evidence::DecisionRecord>(
+        [](auto& run) -> auto& { return run.decisions[0]; });
+    expect_every_field_compared<evidence::PolicyValue>(
+        [](auto& run) -> auto& { return run.provenance.policy[0]; });
 }
 
 // ---- the tuned CSV's key columns come from the device and shape key field lists
