@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "fhmoe/text_excerpt.hpp"
 
@@ -109,22 +110,21 @@ std::optional<double> RecordFields::optional_number(std::string_view column) con
 
 family::ShapeKey RecordFields::shape_key() const {
     family::ShapeKey shape;
-    shape.token = integer("token");
-    shape.model_dim = integer("model_dim");
-    shape.inter_dim = integer("inter_dim");
-    shape.expert = integer("expert");
-    shape.topk = integer("topk");
-    shape.shared_expert_id = integer("shared_expert_id");
-    shape.act_type = enumeration("act_type", family::parse_act_type);
-    shape.dtype = enumeration("dtype", family::parse_dtype);
-    shape.q_dtype_a = enumeration("q_dtype_a", family::parse_qdtype);
-    shape.q_dtype_w = enumeration("q_dtype_w", family::parse_qdtype);
-    shape.q_type = enumeration("q_type", family::parse_qtype);
-    shape.use_g1u1 = small_integer("use_g1u1");
-    shape.doweight_stage1 = small_integer("doweight_stage1");
-    shape.hidden_pad = integer("hidden_pad");
-    shape.intermediate_pad = integer("intermediate_pad");
-    shape.gate_mode = enumeration("gate_mode", family::parse_gate_mode);
+    for_each_leaf(shape, [this](std::string_view column, auto& value) {
+        using Value = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_enum_v<Value>) {
+            value = enumeration(column, [](std::string_view text) {
+                Value parsed{};
+                family::parse_aiter_string(text, parsed);
+                return parsed;
+            });
+        } else if constexpr (std::is_same_v<Value, int>) {
+            value = small_integer(column);
+        } else {
+            static_assert(std::is_same_v<Value, std::int64_t>, "a key column of another type");
+            value = integer(column);
+        }
+    });
     if (auto problem = shape_key_problem(shape)) fail(*problem);
     return shape;
 }

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <charconv>
 #include <map>
+#include <type_traits>
 #include <utility>
 
 #include <sys/stat.h>
@@ -115,7 +116,6 @@ std::string tuned_csv_header() {
 }
 
 std::string format_tuned_row(const TunedRow& row) {
-    const family::ShapeKey& s = row.shape;
     std::string text;
     bool first = true;
     auto add = [&text, &first](std::string_view value) {
@@ -123,24 +123,18 @@ std::string format_tuned_row(const TunedRow& row) {
         first = false;
         text += value;
     };
-    add(row.device.gfx);
-    add(std::to_string(row.device.cu_num));
-    add(std::to_string(s.token));
-    add(std::to_string(s.model_dim));
-    add(std::to_string(s.inter_dim));
-    add(std::to_string(s.expert));
-    add(std::to_string(s.topk));
-    add(std::to_string(s.shared_expert_id));
-    add(family::to_aiter_string(s.act_type));
-    add(family::to_aiter_string(s.dtype));
-    add(family::to_aiter_string(s.q_dtype_a));
-    add(family::to_aiter_string(s.q_dtype_w));
-    add(family::to_aiter_string(s.q_type));
-    add(std::to_string(s.use_g1u1));
-    add(std::to_string(s.doweight_stage1));
-    add(std::to_string(s.hidden_pad));
-    add(std::to_string(s.intermediate_pad));
-    add(family::to_aiter_string(s.gate_mode));
+    const auto add_key_column = [&add](std::string_view, const auto& value) {
+        using Value = std::remove_cvref_t<decltype(value)>;
+        if constexpr (std::is_same_v<Value, std::string>) {
+            add(value);
+        } else if constexpr (std::is_enum_v<Value>) {
+            add(family::to_aiter_string(value));
+        } else {
+            add(std::to_string(value));
+        }
+    };
+    for_each_leaf(row.device, add_key_column);
+    for_each_leaf(row.shape, add_key_column);
     add(std::to_string(row.block_m));
     add(std::to_string(row.ksplit));
     add(row.kernel_name1);

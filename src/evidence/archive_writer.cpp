@@ -4,15 +4,20 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
+#include <cstring>
 #include <deque>
 #include <memory>
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "config/posix_file.hpp"
+#include "evidence/archive_columns.hpp"
 #include "evidence/archive_schema.hpp"
 #include "evidence/archive_seal.hpp"
 #include "evidence/hdf5_attribute.hpp"
@@ -55,89 +60,65 @@ void write_provenance(hid_t root, const Provenance& provenance) {
     h5::write_attribute(root, "hdf5_version", hdf5_library_version());
 }
 
-std::vector<ShapeRow> shape_rows(const std::vector<ShapeRecord>& shapes,
-                                 const std::vector<ShapeRollup>& rollups, TextArena& arena) {
-    std::vector<ShapeRow> rows(shapes.size());
-    for (std::size_t id = 0; id < rows.size(); ++id) {
-        const ShapeRecord& shape = shapes[id];
-        const family::ShapeKey& key = shape.key;
-        ShapeRow& row = rows[id];
-        row.shape_id = static_cast<std::uint32_t>(id);
-        row.shape_key = TextArena::view(shape.shape_key);
-        row.gfx = TextArena::view(shape.device.gfx);
-        row.cu_num = shape.device.cu_num;
-        row.token = key.token;
-        row.padded_token = family::padded_token(key.token);
-        row.model_dim = key.model_dim;
-        row.inter_dim = key.inter_dim;
-        row.expert = key.expert;
-        row.topk = key.topk;
-        row.shared_expert_id = key.shared_expert_id;
-        row.act_type = arena.keep(std::string(family::to_aiter_string(key.act_type)));
-        row.dtype = arena.keep(std::string(family::to_aiter_string(key.dtype)));
-        row.q_dtype_a = arena.keep(std::string(family::to_aiter_string(key.q_dtype_a)));
-        row.q_dtype_w = arena.keep(std::string(family::to_aiter_string(key.q_dtype_w)));
-        row.q_type = arena.keep(std::string(family::to_aiter_string(key.q_type)));
-        row.use_g1u1 = key.use_g1u1;
-        row.doweight_stage1 = key.doweight_stage1;
-        row.hidden_pad = key.hidden_pad;
-        row.intermediate_pad = key.intermediate_pad;
-        row.gate_mode = arena.keep(std::string(family::to_aiter_string(key.gate_mode)));
-        row.candidate_count = shape.candidate_count;
-        for (tuning::Status status : tuning::all_statuses) {
-            row.status_counts[static_cast<std::size_t>(status)] =
-                static_cast<std::uint32_t>(rollups[id].status_counts[status]);
+// Fills rows laid out by a ColumnLayout, one column per visit (archive_columns.hpp).
+class RowWriter {
+public:
+    RowWriter(std::byte* row, const ColumnLayout& layout, TextArena& arena)
+        : row_(row), layout_(layout), arena_(arena) {}
+
+    template <typename T>
+    void operator()(std::string_view, const T& value) {
+        const std::size_t offset = layout_.offsets.at(column_++);
+        if constexpr (std::is_same_v<T, std::string>) {
+            store(offset, TextArena::view(value));
+        } else if constexpr (std::is_same_v<T, bool>) {
+            store(offset, static_cast<std::int8_t>(value ? 1 : 0));
+        } else if constexpr (is_archive_enum<T>) {
+            store(offset, static_cast<std::uint8_t>(value));
+        } else if constexpr (std::is_enum_v<T>) {
+            store(offset, arena_.keep(std::string(family::to_aiter_string(value))));
+        } else {
+            store(offset, value);
         }
-        row.decision = static_cast<std::uint8_t>(rollups[id].decision);
+    }
+
+    template <typename T>
+    void operator()(std::string_view name, const Derived<T>& derived) {
+        if constexpr (std::is_same_v<T, std::string>) {
+            store(layout_.offsets.at(column_++), arena_.keep(derived.value));
+        } else {
+            (*this)(name, derived.value);
+        }
+    }
+
+private:
+    template <typename T>
+    void store(std::size_t offset, const T& value) {
+        std::memcpy(row_ + offset, &value, sizeof value);
+    }
+
+    std::byte* row_;
+    const ColumnLayout& layout_;
+    TextArena& arena_;
+    std::size_t column_ = 0;
+};
+
+std::vector<std::byte> shape_rows(const std::vector<ShapeRecord>& shapes,
+                                  const std::vector<ShapeRollup>& rollups,
+                                  const ColumnLayout& layout, TextArena& arena) {
+    std::vector<std::byte> rows(shapes.size() * layout.row_size);
+    for (std::size_t id = 0; id < shapes.size(); ++id) {
+        shape_columns(RowWriter(rows.data() + id * layout.row_size, layout, arena),
+                      static_cast<std::uint32_t>(id), shapes[id], rollups[id]);
     }
     return rows;
 }
 
-std::vector<CandidateRow> candidate_rows(std::span<const CandidateRecord> records,
-                                         TextArena& arena) {
-    std::vector<CandidateRow> rows(records.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const CandidateRecord& record = records[i];
-        const tuning::CandidateResult& result = record.result;
-        CandidateRow& row = rows[i];
-        row.shape_id = record.shape_id;
-        row.shape_key = TextArena::view(result.shape_key);
-        row.candidate_key = arena.keep(result.candidate.key());
-        row.block_m = result.candidate.block_m;
-        row.stage1 = TextArena::view(result.candidate.stage1);
-        row.stage2 = TextArena::view(result.candidate.stage2);
-        row.status = static_cast<std::uint8_t>(result.status);
-        row.detail = TextArena::view(result.detail);
-        row.n_raw = result.timing.n_raw;
-        row.n_kept = result.timing.n_kept;
-        row.mean_us = result.timing.mean_us;
-        row.median_us = result.timing.median_us;
-        row.stddev_us = result.timing.stddev_us;
-        row.stderr_us = result.timing.stderr_us;
-        row.min_us = result.timing.min_us;
-        row.max_us = result.timing.max_us;
-        row.sort_us = result.stages.sort_us;
-        row.quant_us = result.stages.quant_us;
-        row.stage1_us = result.stages.stage1_us;
-        row.stage2_us = result.stages.stage2_us;
-        row.reduce_us = result.stages.reduce_us;
-        row.mismatch_fraction = result.error.mismatch_fraction;
-        row.cosine_distance = result.error.cosine_distance;
-        row.max_abs_delta = result.error.max_abs_delta;
-        row.catastrophic = result.error.catastrophic ? 1 : 0;
-        row.relative_to_incumbent = record.relative_to_incumbent;
-        row.ratio_basis = static_cast<std::uint8_t>(record.ratio_basis);
-        row.rank = result.where.rank;
-        row.host = TextArena::view(result.where.host);
-        row.device_index = result.where.device_index;
-        row.device_name = TextArena::view(result.where.device_name);
-        row.device_uuid = TextArena::view(result.where.device_uuid);
-        row.worker_pid = result.where.worker_pid;
-        row.chunk = result.chunk;
-        row.attempt = result.attempt;
-        row.fault_injected = result.fault_injected ? 1 : 0;
-        row.started_unix_ns = result.started_unix_ns;
-        row.finished_unix_ns = result.finished_unix_ns;
+std::vector<std::byte> candidate_rows(std::span<const CandidateRecord> records,
+                                      const ColumnLayout& layout, TextArena& arena) {
+    std::vector<std::byte> rows(records.size() * layout.row_size);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        candidate_columns(RowWriter(rows.data() + i * layout.row_size, layout, arena), records[i]);
     }
     return rows;
 }
@@ -146,56 +127,22 @@ std::vector<CandidateRow> candidate_rows(std::span<const CandidateRecord> record
 // at a time: its row buffers and their derived strings are bounded by the slice, not the night.
 constexpr std::size_t kCandidateRowsPerSlice = 16384;
 
-std::vector<RaceRow> race_rows(const std::vector<RaceSample>& samples) {
-    std::vector<RaceRow> rows(samples.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const RaceSample& sample = samples[i];
-        rows[i] = RaceRow{sample.shape_id, TextArena::view(sample.candidate_key), sample.round,
-                          sample.time_us, static_cast<std::int8_t>(sample.is_incumbent ? 1 : 0)};
+// One row per record, one column per field of its list.
+template <typename Record>
+std::vector<std::byte> record_rows(const std::vector<Record>& records, const ColumnLayout& layout,
+                                   TextArena& arena) {
+    std::vector<std::byte> rows(records.size() * layout.row_size);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+        for_each_leaf(records[i], RowWriter(rows.data() + i * layout.row_size, layout, arena));
     }
     return rows;
 }
 
-std::vector<DecisionRow> decision_rows(const std::vector<DecisionRecord>& decisions,
-                                       TextArena& arena) {
-    std::vector<DecisionRow> rows(decisions.size());
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-        const DecisionRecord& d = decisions[i];
-        rows[i] = DecisionRow{d.shape_id,
-                              static_cast<std::uint8_t>(d.decision),
-                              TextArena::view(d.incumbent_key),
-                              d.incumbent_us,
-                              d.incumbent_stderr_us,
-                              TextArena::view(d.winner_key),
-                              d.winner_us,
-                              d.winner_stderr_us,
-                              d.margin_pct,
-                              d.bar_pct,
-                              d.noise_floor_pct,
-                              arena.keep(published_key(d)),
-                              TextArena::view(d.reason),
-                              d.race_rank,
-                              TextArena::view(d.race_host),
-                              d.race_started_unix_ns,
-                              d.race_finished_unix_ns};
-    }
-    return rows;
-}
-
-std::vector<PolicyRow> policy_rows(const Provenance& provenance) {
-    std::vector<PolicyRow> rows;
-    for (const PolicyValue& value : provenance.policy) {
-        rows.push_back(PolicyRow{TextArena::view(value.name), value.value});
-    }
-    return rows;
-}
-
-std::vector<RankRow> rank_rows(const Provenance& provenance) {
-    std::vector<RankRow> rows;
-    for (const RankInfo& rank : provenance.ranks) {
-        rows.push_back(RankRow{rank.rank, TextArena::view(rank.host), rank.device_index,
-                               TextArena::view(rank.device_name), TextArena::view(rank.device_uuid),
-                               TextArena::view(rank.driver)});
+std::vector<std::byte> decision_rows(const std::vector<DecisionRecord>& decisions,
+                                     const ColumnLayout& layout, TextArena& arena) {
+    std::vector<std::byte> rows(decisions.size() * layout.row_size);
+    for (std::size_t i = 0; i < decisions.size(); ++i) {
+        decision_columns(RowWriter(rows.data() + i * layout.row_size, layout, arena), decisions[i]);
     }
     return rows;
 }
@@ -344,9 +291,10 @@ void ArchiveBuilder::write_candidates(std::size_t first_row,
             const auto slice =
                 rows.subspan(first, std::min(kCandidateRowsPerSlice, rows.size() - first));
             TextArena arena;
-            const std::vector<CandidateRow> converted = candidate_rows(slice, arena);
+            const std::vector<std::byte> converted =
+                candidate_rows(slice, s.schema.candidate_layout(), arena);
             h5::write_rows_at(s.candidates, kCandidatesTable, s.schema.candidates(),
-                              converted.data(), converted.size(), first_row + first);
+                              converted.data(), slice.size(), first_row + first);
         }
     });
     for (const CandidateRecord& row : rows)
@@ -395,13 +343,22 @@ void ArchiveBuilder::finish(const Provenance& provenance, const std::vector<Shap
         const hid_t root = s.file.get();
         TextArena arena;
         write_provenance(root, provenance);
-        h5::write_table(root, kPolicyTable, s.schema.policy(), policy_rows(provenance));
-        h5::write_table(root, kRanksTable, s.schema.ranks(), rank_rows(provenance));
-        h5::write_table(root, kShapesTable, s.schema.shapes(),
-                        shape_rows(shapes, s.rollups, arena));
-        h5::write_table(root, kRaceTable, s.schema.race(), race_rows(s.race));
-        h5::write_table(root, kDecisionsTable, s.schema.decisions(),
-                        decision_rows(s.decisions, arena));
+        const auto write = [root](const char* table, const h5::CompoundType& type,
+                                  const std::vector<std::byte>& rows, std::size_t count) {
+            h5::write_table_rows(root, table, type, rows.data(), count);
+        };
+        write(kPolicyTable, s.schema.policy(),
+              record_rows(provenance.policy, s.schema.policy_layout(), arena),
+              provenance.policy.size());
+        write(kRanksTable, s.schema.ranks(),
+              record_rows(provenance.ranks, s.schema.rank_layout(), arena),
+              provenance.ranks.size());
+        write(kShapesTable, s.schema.shapes(),
+              shape_rows(shapes, s.rollups, s.schema.shape_layout(), arena), shapes.size());
+        write(kRaceTable, s.schema.race(), record_rows(s.race, s.schema.race_layout(), arena),
+              s.race.size());
+        write(kDecisionsTable, s.schema.decisions(),
+              decision_rows(s.decisions, s.schema.decision_layout(), arena), s.decisions.size());
         s.file.close("close the file");
         if (s.disk->failed() != 0) throw Error(s.disk->failure());
         seal_archive_file(s.temporary->path());  // and syncs it

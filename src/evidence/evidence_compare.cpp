@@ -2,6 +2,10 @@
 
 #include <cmath>
 #include <sstream>
+#include <string_view>
+#include <type_traits>
+
+#include "fhmoe/record_fields.hpp"
 
 namespace fhmoe::evidence {
 namespace {
@@ -60,6 +64,23 @@ void compare_table(Differences& out, const std::string& table, const std::vector
     }
 }
 
+// Field by field through the record's field list, nested records as "timing.mean_us"; the
+// candidate by its key, as the evidence names it.
+template <typename Record>
+void compare_record(Differences& out, const std::string& p, const Record& x, const Record& y) {
+    for_each_field_pair(x, y, [&](std::string_view name, const auto& a, const auto& b) {
+        using Field = std::remove_cvref_t<decltype(a)>;
+        const std::string field = p + std::string(name);
+        if constexpr (std::is_same_v<Field, tuning::CandidateId>) {
+            out.compare(field, a.key(), b.key());
+        } else if constexpr (HasFields<Field>) {
+            compare_record(out, field + ".", a, b);
+        } else {
+            out.compare(field, a, b);
+        }
+    });
+}
+
 void compare_provenance(Differences& out, const Provenance& e, const Provenance& a) {
     out.compare("provenance.tool_version", e.tool_version, a.tool_version);
     out.compare("provenance.git_revision", e.git_revision, a.git_revision);
@@ -72,50 +93,12 @@ void compare_provenance(Differences& out, const Provenance& e, const Provenance&
     out.compare("provenance.complete", e.complete, a.complete);
     compare_table(out, "provenance.policy", e.policy, a.policy,
                   [&](const std::string& p, const PolicyValue& x, const PolicyValue& y) {
-                      out.compare(p + "name", x.name, y.name);
-                      out.compare(p + "value", x.value, y.value);
+                      compare_record(out, p, x, y);
                   });
     compare_table(out, "provenance.ranks", e.ranks, a.ranks,
                   [&](const std::string& p, const RankInfo& x, const RankInfo& y) {
                       if (!(x == y)) out.add(p + " differs (rank " + std::to_string(x.rank) + ")");
                   });
-}
-
-void compare_result(Differences& out, const std::string& p, const tuning::CandidateResult& x,
-                    const tuning::CandidateResult& y) {
-    out.compare(p + "shape_key", x.shape_key, y.shape_key);
-    out.compare(p + "candidate", x.candidate.key(), y.candidate.key());
-    out.compare(p + "status", x.status, y.status);
-    out.compare(p + "detail", x.detail, y.detail);
-    out.compare(p + "timing.n_raw", x.timing.n_raw, y.timing.n_raw);
-    out.compare(p + "timing.n_kept", x.timing.n_kept, y.timing.n_kept);
-    out.compare(p + "timing.mean_us", x.timing.mean_us, y.timing.mean_us);
-    out.compare(p + "timing.median_us", x.timing.median_us, y.timing.median_us);
-    out.compare(p + "timing.stddev_us", x.timing.stddev_us, y.timing.stddev_us);
-    out.compare(p + "timing.stderr_us", x.timing.stderr_us, y.timing.stderr_us);
-    out.compare(p + "timing.min_us", x.timing.min_us, y.timing.min_us);
-    out.compare(p + "timing.max_us", x.timing.max_us, y.timing.max_us);
-    out.compare(p + "stages.sort_us", x.stages.sort_us, y.stages.sort_us);
-    out.compare(p + "stages.quant_us", x.stages.quant_us, y.stages.quant_us);
-    out.compare(p + "stages.stage1_us", x.stages.stage1_us, y.stages.stage1_us);
-    out.compare(p + "stages.stage2_us", x.stages.stage2_us, y.stages.stage2_us);
-    out.compare(p + "stages.reduce_us", x.stages.reduce_us, y.stages.reduce_us);
-    out.compare(p + "error.mismatch_fraction", x.error.mismatch_fraction,
-                y.error.mismatch_fraction);
-    out.compare(p + "error.cosine_distance", x.error.cosine_distance, y.error.cosine_distance);
-    out.compare(p + "error.max_abs_delta", x.error.max_abs_delta, y.error.max_abs_delta);
-    out.compare(p + "error.catastrophic", x.error.catastrophic, y.error.catastrophic);
-    out.compare(p + "where.rank", x.where.rank, y.where.rank);
-    out.compare(p + "where.host", x.where.host, y.where.host);
-    out.compare(p + "where.device_index", x.where.device_index, y.where.device_index);
-    out.compare(p + "where.device_name", x.where.device_name, y.where.device_name);
-    out.compare(p + "where.device_uuid", x.where.device_uuid, y.where.device_uuid);
-    out.compare(p + "where.worker_pid", x.where.worker_pid, y.where.worker_pid);
-    out.compare(p + "chunk", x.chunk, y.chunk);
-    out.compare(p + "attempt", x.attempt, y.attempt);
-    out.compare(p + "fault_injected", x.fault_injected, y.fault_injected);
-    out.compare(p + "started_unix_ns", x.started_unix_ns, y.started_unix_ns);
-    out.compare(p + "finished_unix_ns", x.finished_unix_ns, y.finished_unix_ns);
 }
 
 }  // namespace
@@ -137,37 +120,16 @@ std::vector<std::string> evidence_differences(const RunEvidence& expected,
                       out.compare(p + "relative_to_incumbent", x.relative_to_incumbent,
                                   y.relative_to_incumbent);
                       out.compare(p + "ratio_basis", x.ratio_basis, y.ratio_basis);
-                      compare_result(out, p + "result.", x.result, y.result);
+                      compare_record(out, p + "result.", x.result, y.result);
                   });
     compare_table(out, "race", expected.race, actual.race,
                   [&](const std::string& p, const RaceSample& x, const RaceSample& y) {
-                      out.compare(p + "shape_id", x.shape_id, y.shape_id);
-                      out.compare(p + "candidate_key", x.candidate_key, y.candidate_key);
-                      out.compare(p + "round", x.round, y.round);
-                      out.compare(p + "time_us", x.time_us, y.time_us);
-                      out.compare(p + "is_incumbent", x.is_incumbent, y.is_incumbent);
+                      compare_record(out, p, x, y);
                   });
-    compare_table(
-        out, "decisions", expected.decisions, actual.decisions,
-        [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
-            out.compare(p + "shape_id", x.shape_id, y.shape_id);
-            out.compare(p + "decision", x.decision, y.decision);
-            out.compare(p + "incumbent_key", x.incumbent_key, y.incumbent_key);
-            out.compare(p + "incumbent_us", x.incumbent_us, y.incumbent_us);
-            out.compare(p + "incumbent_stderr_us", x.incumbent_stderr_us, y.incumbent_stderr_us);
-            out.compare(p + "winner_key", x.winner_key, y.winner_key);
-            out.compare(p + "winner_us", x.winner_us, y.winner_us);
-            out.compare(p + "winner_stderr_us", x.winner_stderr_us, y.winner_stderr_us);
-            out.compare(p + "margin_pct", x.margin_pct, y.margin_pct);
-            out.compare(p + "bar_pct", x.bar_pct, y.bar_pct);
-            out.compare(p + "noise_floor_pct", x.noise_floor_pct, y.noise_floor_pct);
-            out.compare(p + "reason", x.reason, y.reason);
-            out.compare(p + "race_rank", x.race_rank, y.race_rank);
-            out.compare(p + "race_host", x.race_host, y.race_host);
-            out.compare(p + "race_started_unix_ns", x.race_started_unix_ns, y.race_started_unix_ns);
-            out.compare(p + "race_finished_unix_ns", x.race_finished_unix_ns,
-                        y.race_finished_unix_ns);
-        });
+    compare_table(out, "decisions", expected.decisions, actual.decisions,
+                  [&](const std::string& p, const DecisionRecord& x, const DecisionRecord& y) {
+                      compare_record(out, p, x, y);
+                  });
     return out.take();
 }
 

@@ -63,4 +63,21 @@ void for_each_row(hid_t parent, const std::string& name, const CompoundType& row
     for (const Row& row : rows) use(row);
 }
 
+// As for_each_row, for rows of `row_size` bytes laid out at run time: `use(row)` gets each
+// row's first byte.
+template <typename Use>
+void for_each_row_bytes(hid_t parent, const std::string& name, const CompoundType& row_type,
+                        std::size_t row_size, Use&& use) {
+    const OpenTable table = open_table(parent, name, row_type);
+    std::vector<std::byte> rows(table.rows * row_size);
+    struct Reclaim {
+        const CompoundType& type;
+        std::vector<std::byte>& rows;
+        std::size_t count;
+        ~Reclaim() { reclaim_table_rows(type, rows.data(), count); }
+    } reclaim{row_type, rows, table.rows};
+    read_table_rows(table, row_type, rows.data());
+    for (std::size_t i = 0; i < table.rows; ++i) use(rows.data() + i * row_size);
+}
+
 }  // namespace fhmoe::evidence::h5

@@ -2,7 +2,9 @@
 
 #include <bit>
 #include <cstdint>
+#include <string_view>
 #include <tuple>
+#include <type_traits>
 
 namespace fhmoe::tuning {
 
@@ -35,18 +37,23 @@ auto identity(const CandidateResult& r) {
                     r.shape_key, r.candidate);
 }
 
-auto timing(const CandidateResult& r) {
-    const TimingStats& t = r.timing;
-    return std::make_tuple(t.n_raw, t.n_kept, bits(t.mean_us), bits(t.median_us), bits(t.stddev_us),
-                           bits(t.stderr_us), bits(t.min_us), bits(t.max_us));
-}
-
-auto stages_and_error(const CandidateResult& r) {
-    const StageSplit& s = r.stages;
-    const ErrorMetrics& e = r.error;
-    return std::make_tuple(bits(s.sort_us), bits(s.quant_us), bits(s.stage1_us), bits(s.stage2_us),
-                           bits(s.reduce_us), bits(e.mismatch_fraction), bits(e.cosine_distance),
-                           bits(e.max_abs_delta), e.catastrophic);
+// Every field in field-list order, doubles by their bits (so -0.0, 0.0 and each NaN are told
+// apart and the order is total): a field added to a record's list joins the order by itself.
+template <typename Record>
+std::strong_ordering in_field_order(const Record& a, const Record& b) {
+    std::strong_ordering order = std::strong_ordering::equal;
+    for_each_field_pair(a, b, [&order](std::string_view, const auto& x, const auto& y) {
+        if (order != 0) return;
+        using Field = std::remove_cvref_t<decltype(x)>;
+        if constexpr (HasFields<Field>) {
+            order = in_field_order(x, y);
+        } else if constexpr (std::is_floating_point_v<Field>) {
+            order = bits(x) <=> bits(y);
+        } else {
+            order = x <=> y;
+        }
+    });
+    return order;
 }
 
 }  // namespace
@@ -54,8 +61,7 @@ auto stages_and_error(const CandidateResult& r) {
 std::strong_ordering compare_for_merge(const CandidateResult& a, const CandidateResult& b) {
     if (auto order = precedence(a) <=> precedence(b); order != 0) return order;
     if (auto order = identity(a) <=> identity(b); order != 0) return order;
-    if (auto order = timing(a) <=> timing(b); order != 0) return order;
-    return stages_and_error(a) <=> stages_and_error(b);
+    return in_field_order(a, b);  // the measurements: the fields identity() did not compare
 }
 
 }  // namespace fhmoe::tuning

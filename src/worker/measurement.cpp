@@ -87,15 +87,12 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
     for (std::uint32_t i = 0; i < settings.iters; ++i) {
         tuning::StageSplit run;
         outcome.samples_us.push_back(prepared->timed_run_us(&run));
-        sum.sort_us += run.sort_us;
-        sum.quant_us += run.quant_us;
-        sum.stage1_us += run.stage1_us;
-        sum.stage2_us += run.stage2_us;
-        sum.reduce_us += run.reduce_us;
+        for_each_field_pair(sum, run,
+                            [](std::string_view, double& total, double value) { total += value; });
     }
     const double n = settings.iters > 0 ? static_cast<double>(settings.iters) : 1.0;
-    outcome.stages = {sum.sort_us / n, sum.quant_us / n, sum.stage1_us / n, sum.stage2_us / n,
-                      sum.reduce_us / n};
+    for_each_leaf(sum, [n](std::string_view, double& total) { total /= n; });
+    outcome.stages = sum;
     outcome.status = tuning::Status::ok;
     if (fault) outcome.detail = injected(*fault) + " had no effect on this path";
     return outcome;

@@ -25,38 +25,15 @@
 
 namespace fhmoe::config {
 
-// aiter's tuned_fhmoe.csv columns, in its order.
-inline constexpr std::array<std::string_view, 22> kAiterTunedColumns = {
-    "gfx",     "cu_num",           "token",           "model_dim",  "inter_dim",        "expert",
-    "topk",    "shared_expert_id", "act_type",        "dtype",      "q_dtype_a",        "q_dtype_w",
-    "q_type",  "use_g1u1",         "doweight_stage1", "hidden_pad", "intermediate_pad", "gate_mode",
-    "block_m", "ksplit",           "kernelName1",     "kernelName2"};
+// aiter's tuned_fhmoe.csv columns, in its order: the device and shape key columns (their
+// field lists, shape.hpp), then the candidate.
+inline constexpr auto kAiterTunedColumns = joined_names(
+    family::kDeviceKeyColumns, family::kShapeKeyColumns,
+    std::array<std::string_view, 4>{"block_m", "ksplit", "kernelName1", "kernelName2"});
 
 // Our columns: aiter's, then the measurement. This is the order every written file has.
-inline constexpr std::array<std::string_view, 24> kTunedColumns = {"gfx",
-                                                                   "cu_num",
-                                                                   "token",
-                                                                   "model_dim",
-                                                                   "inter_dim",
-                                                                   "expert",
-                                                                   "topk",
-                                                                   "shared_expert_id",
-                                                                   "act_type",
-                                                                   "dtype",
-                                                                   "q_dtype_a",
-                                                                   "q_dtype_w",
-                                                                   "q_type",
-                                                                   "use_g1u1",
-                                                                   "doweight_stage1",
-                                                                   "hidden_pad",
-                                                                   "intermediate_pad",
-                                                                   "gate_mode",
-                                                                   "block_m",
-                                                                   "ksplit",
-                                                                   "kernelName1",
-                                                                   "kernelName2",
-                                                                   "us",
-                                                                   "err"};
+inline constexpr auto kTunedColumns =
+    joined_names(kAiterTunedColumns, std::array<std::string_view, 2>{"us", "err"});
 
 // One tuned row: which candidate serves a shape on a device, and how fast it measured.
 struct TunedRow {

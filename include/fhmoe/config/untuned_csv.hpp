@@ -31,11 +31,8 @@
 
 namespace fhmoe::config {
 
-inline constexpr std::array<std::string_view, 16> kUntunedShapeColumns = {
-    "token",           "model_dim",  "inter_dim",        "expert",    "topk",   "shared_expert_id",
-    "act_type",        "dtype",      "q_dtype_a",        "q_dtype_w", "q_type", "use_g1u1",
-    "doweight_stage1", "hidden_pad", "intermediate_pad", "gate_mode"};
-inline constexpr std::array<std::string_view, 2> kUntunedDeviceColumns = {"gfx", "cu_num"};
+inline constexpr auto kUntunedShapeColumns = family::kShapeKeyColumns;
+inline constexpr auto kUntunedDeviceColumns = family::kDeviceKeyColumns;
 
 struct UntunedShape {
     std::optional<family::DeviceKey> device;  // set iff the file has gfx/cu_num columns

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/result.hpp"
 
 namespace fhmoe::evidence {
@@ -55,6 +56,13 @@ struct PolicyValue {
     bool operator==(const PolicyValue&) const = default;
 };
 
+template <typename Visitor, RecordOf<PolicyValue> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("name", r.name);
+    visit("value", r.value);
+}
+static_assert(lists_every_member<PolicyValue>());
+
 struct RankInfo {
     int rank = 0;
     std::string host;
@@ -64,6 +72,17 @@ struct RankInfo {
     std::string driver;  // driver / runtime version text; empty when there is none
     bool operator==(const RankInfo&) const = default;
 };
+
+template <typename Visitor, RecordOf<RankInfo> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("rank", r.rank);
+    visit("host", r.host);
+    visit("device_index", r.device_index);
+    visit("device_name", r.device_name);
+    visit("device_uuid", r.device_uuid);
+    visit("driver", r.driver);
+}
+static_assert(lists_every_member<RankInfo>());
 
 struct Provenance {
     std::string tool_version;
@@ -105,6 +124,16 @@ struct RaceSample {
     bool is_incumbent = false;
 };
 
+template <typename Visitor, RecordOf<RaceSample> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("shape_id", r.shape_id);
+    visit("candidate_key", r.candidate_key);
+    visit("round", r.round);
+    visit("time_us", r.time_us);
+    visit("is_incumbent", r.is_incumbent);
+}
+static_assert(lists_every_member<RaceSample>());
+
 struct DecisionRecord {
     std::uint32_t shape_id = 0;
     Decision decision = Decision::pending;
@@ -127,6 +156,27 @@ struct DecisionRecord {
     std::int64_t race_started_unix_ns = 0;
     std::int64_t race_finished_unix_ns = 0;
 };
+
+template <typename Visitor, RecordOf<DecisionRecord> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("shape_id", r.shape_id);
+    visit("decision", r.decision);
+    visit("incumbent_key", r.incumbent_key);
+    visit("incumbent_us", r.incumbent_us);
+    visit("incumbent_stderr_us", r.incumbent_stderr_us);
+    visit("winner_key", r.winner_key);
+    visit("winner_us", r.winner_us);
+    visit("winner_stderr_us", r.winner_stderr_us);
+    visit("margin_pct", r.margin_pct);
+    visit("bar_pct", r.bar_pct);
+    visit("noise_floor_pct", r.noise_floor_pct);
+    visit("reason", r.reason);
+    visit("race_rank", r.race_rank);
+    visit("race_host", r.race_host);
+    visit("race_started_unix_ns", r.race_started_unix_ns);
+    visit("race_finished_unix_ns", r.race_finished_unix_ns);
+}
+static_assert(lists_every_member<DecisionRecord>());
 
 struct RunEvidence {
     Provenance provenance;

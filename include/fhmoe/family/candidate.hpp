@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/record_fields.hpp"
 
 namespace fhmoe::family {
 
@@ -14,6 +15,8 @@ enum class Stage2Mode : std::uint8_t {
     atomic,  // each slot's output accumulated into the output row
     reduce,  // each slot writes its own row; a reduction sums the topk slots
 };
+
+constexpr Stage2Mode last_enumerator(Stage2Mode) noexcept { return Stage2Mode::reduce; }
 
 struct Stage1Config {
     int tile_m = 32;   // rows of sorted tokens per tile (== block_m)
@@ -26,6 +29,18 @@ struct Stage1Config {
     auto operator<=>(const Stage1Config&) const = default;
 };
 
+template <typename Visitor, RecordOf<Stage1Config> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("tile_m", r.tile_m);
+    visit("tile_n", r.tile_n);
+    visit("tile_k", r.tile_k);
+    visit("waves", r.waves);
+    visit("k_waves", r.k_waves);
+    visit("gate_mode", r.gate_mode);
+    visit("fused_fp8_out", r.fused_fp8_out);
+}
+static_assert(lists_every_member<Stage1Config>());
+
 struct Stage2Config {
     int tile_m = 32;                       // rows per tile (divides block_m)
     int tile_n = 128;                      // output columns (of model_dim) per tile
@@ -35,11 +50,29 @@ struct Stage2Config {
     auto operator<=>(const Stage2Config&) const = default;
 };
 
+template <typename Visitor, RecordOf<Stage2Config> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("tile_m", r.tile_m);
+    visit("tile_n", r.tile_n);
+    visit("tile_k", r.tile_k);
+    visit("mode", r.mode);
+    visit("persistent", r.persistent);
+}
+static_assert(lists_every_member<Stage2Config>());
+
 struct Candidate {
     int block_m = 32;  // sort granularity: tokens of one expert are padded to block_m rows
     Stage1Config stage1;
     Stage2Config stage2;
     auto operator<=>(const Candidate&) const = default;
 };
+
+template <typename Visitor, RecordOf<Candidate> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("block_m", r.block_m);
+    visit("stage1", r.stage1);
+    visit("stage2", r.stage2);
+}
+static_assert(lists_every_member<Candidate>());
 
 }  // namespace fhmoe::family

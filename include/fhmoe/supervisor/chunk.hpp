@@ -8,6 +8,7 @@
 
 #include "fhmoe/family/candidate.hpp"
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
 
@@ -26,6 +27,15 @@ struct PlannedCandidate {
     std::uint32_t attempt = 0;
 };
 
+template <typename Visitor, RecordOf<PlannedCandidate> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("planned_index", r.planned_index);
+    visit("id", r.id);
+    visit("config", r.config);
+    visit("attempt", r.attempt);
+}
+static_assert(lists_every_member<PlannedCandidate>());
+
 struct Chunk {
     std::int64_t chunk_id = 0;
     family::ShapeKey shape;
@@ -34,6 +44,17 @@ struct Chunk {
     wire::MeasurementSettings measurement;
     double candidate_timeout_s = 1800.0;  // per candidate, never per chunk
 };
+
+template <typename Visitor, RecordOf<Chunk> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("chunk_id", r.chunk_id);
+    visit("shape", r.shape);
+    visit("seed", r.seed);
+    visit("candidates", r.candidates);
+    visit("measurement", r.measurement);
+    visit("candidate_timeout_s", r.candidate_timeout_s);
+}
+static_assert(lists_every_member<Chunk>());
 
 // Finalists raced on one worker: each round runs every contender once (warmup, then `iters`
 // timed runs), the order rotated by one per round so no contender always goes first.
@@ -46,5 +67,17 @@ struct Race {
     wire::MeasurementSettings measurement;
     double contender_timeout_s = 1800.0;  // per contender per round
 };
+
+template <typename Visitor, RecordOf<Race> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("race_id", r.race_id);
+    visit("shape", r.shape);
+    visit("seed", r.seed);
+    visit("contenders", r.contenders);
+    visit("rounds", r.rounds);
+    visit("measurement", r.measurement);
+    visit("contender_timeout_s", r.contender_timeout_s);
+}
+static_assert(lists_every_member<Race>());
 
 }  // namespace fhmoe::supervisor

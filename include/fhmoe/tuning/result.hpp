@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/status.hpp"
 
 namespace fhmoe::tuning {
@@ -21,6 +22,14 @@ struct CandidateId {
     auto operator<=>(const CandidateId&) const = default;
 };
 
+template <typename Visitor, RecordOf<CandidateId> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("block_m", r.block_m);
+    visit("stage1", r.stage1);
+    visit("stage2", r.stage2);
+}
+static_assert(lists_every_member<CandidateId>());
+
 // Statistics of the timed iterations, after IQR outlier removal (k = 1.5, only when more
 // than 30 samples, as aiter does). All times in microseconds. n_raw counts the samples
 // taken, n_kept those the statistics use.
@@ -35,6 +44,19 @@ struct TimingStats {
     double max_us = 0.0;
 };
 
+template <typename Visitor, RecordOf<TimingStats> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("n_raw", r.n_raw);
+    visit("n_kept", r.n_kept);
+    visit("mean_us", r.mean_us);
+    visit("median_us", r.median_us);
+    visit("stddev_us", r.stddev_us);
+    visit("stderr_us", r.stderr_us);
+    visit("min_us", r.min_us);
+    visit("max_us", r.max_us);
+}
+static_assert(lists_every_member<TimingStats>());
+
 // The whole op's time split by stage (mean microseconds per iteration). The tuner ranks
 // by the whole op; the split is evidence.
 struct StageSplit {
@@ -45,6 +67,16 @@ struct StageSplit {
     double reduce_us = 0.0;
 };
 
+template <typename Visitor, RecordOf<StageSplit> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("sort_us", r.sort_us);
+    visit("quant_us", r.quant_us);
+    visit("stage1_us", r.stage1_us);
+    visit("stage2_us", r.stage2_us);
+    visit("reduce_us", r.reduce_us);
+}
+static_assert(lists_every_member<StageSplit>());
+
 // Accuracy against the shape's reference (aiter checkAllclose semantics + cosine distance).
 struct ErrorMetrics {
     double mismatch_fraction = 0.0;  // fraction of elements failing isclose(rtol, atol)
@@ -52,6 +84,15 @@ struct ErrorMetrics {
     double max_abs_delta = 0.0;
     bool catastrophic = false;  // NaN/Inf, or max delta above 0.5*max(max|ref|, 1)
 };
+
+template <typename Visitor, RecordOf<ErrorMetrics> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("mismatch_fraction", r.mismatch_fraction);
+    visit("cosine_distance", r.cosine_distance);
+    visit("max_abs_delta", r.max_abs_delta);
+    visit("catastrophic", r.catastrophic);
+}
+static_assert(lists_every_member<ErrorMetrics>());
 
 // Where and by whom it was measured.
 struct MeasuredOn {
@@ -63,8 +104,17 @@ struct MeasuredOn {
     int worker_pid = 0;
 };
 
-// A field added here must also join compare_for_merge (result_order.cpp), or two results that
-// differ only in it would merge in arrival order.
+template <typename Visitor, RecordOf<MeasuredOn> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("rank", r.rank);
+    visit("host", r.host);
+    visit("device_index", r.device_index);
+    visit("device_name", r.device_name);
+    visit("device_uuid", r.device_uuid);
+    visit("worker_pid", r.worker_pid);
+}
+static_assert(lists_every_member<MeasuredOn>());
+
 struct CandidateResult {
     std::string shape_key;  // family::shape_key_string of the shape
     CandidateId candidate;
@@ -80,5 +130,23 @@ struct CandidateResult {
     std::int64_t started_unix_ns = 0;
     std::int64_t finished_unix_ns = 0;
 };
+
+template <typename Visitor, RecordOf<CandidateResult> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("shape_key", r.shape_key);
+    visit("candidate", r.candidate);
+    visit("status", r.status);
+    visit("detail", r.detail);
+    visit("timing", r.timing);
+    visit("stages", r.stages);
+    visit("error", r.error);
+    visit("where", r.where);
+    visit("chunk", r.chunk);
+    visit("attempt", r.attempt);
+    visit("fault_injected", r.fault_injected);
+    visit("started_unix_ns", r.started_unix_ns);
+    visit("finished_unix_ns", r.finished_unix_ns);
+}
+static_assert(lists_every_member<CandidateResult>());
 
 }  // namespace fhmoe::tuning

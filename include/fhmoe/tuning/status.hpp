@@ -20,6 +20,8 @@ enum class Status : std::uint8_t {
     not_run = 7,        // never ran (behind a fault, or the run stopped); a resume retries it
 };
 
+constexpr Status last_enumerator(Status) noexcept { return Status::not_run; }
+
 inline constexpr std::array<Status, 8> all_statuses = {
     Status::ok,      Status::mismatch,    Status::unsupported,   Status::crash,
     Status::timeout, Status::oom_runtime, Status::oom_preflight, Status::not_run};

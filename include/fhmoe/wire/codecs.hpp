@@ -1,8 +1,9 @@
 #pragma once
 
 // Encodings of the project's records, shared by the worker pipe, the MPI messages and the
-// journal so that a record has one byte layout everywhere. Each decode_* reads exactly what
-// the matching encode_* wrote and validates every enum, throwing WireError on anything else.
+// journal so that a record has one byte layout everywhere: each record's field list, through
+// record_codec.hpp. Each decode_* reads exactly what the matching encode_* wrote and
+// validates every enum, throwing WireError on anything else.
 
 #include "fhmoe/family/candidate.hpp"
 #include "fhmoe/family/shape.hpp"

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/policy.hpp"
 
 namespace fhmoe::wire {
@@ -19,6 +20,17 @@ struct MeasurementSettings {
     double max_cosine_distance = 1e-3;  // a run above it is a mismatch, whatever its fraction
     auto operator<=>(const MeasurementSettings&) const = default;
 };
+
+template <typename Visitor, RecordOf<MeasurementSettings> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("warmup", r.warmup);
+    visit("iters", r.iters);
+    visit("err_ratio", r.err_ratio);
+    visit("rtol", r.rtol);
+    visit("atol", r.atol);
+    visit("max_cosine_distance", r.max_cosine_distance);
+}
+static_assert(lists_every_member<MeasurementSettings>());
 
 // The policy's measurement values as they cross to a worker (the one place that maps them).
 MeasurementSettings measurement_settings(const tuning::MeasurementPolicy& policy);

@@ -27,6 +27,7 @@
 
 #include "fhmoe/family/candidate.hpp"
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/frame.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
@@ -65,6 +66,15 @@ struct LoadShape {
     std::uint32_t attempt = 0;
 };
 
+template <typename Visitor, RecordOf<LoadShape> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("shape", r.shape);
+    visit("seed", r.seed);
+    visit("next_planned_index", r.next_planned_index);
+    visit("attempt", r.attempt);
+}
+static_assert(lists_every_member<LoadShape>());
+
 struct CandidateToRun {
     std::int64_t planned_index = 0;
     tuning::CandidateId id;
@@ -72,11 +82,28 @@ struct CandidateToRun {
     std::uint32_t attempt = 0;  // worker lives that already started it (faults fire on 0)
 };
 
+template <typename Visitor, RecordOf<CandidateToRun> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("planned_index", r.planned_index);
+    visit("id", r.id);
+    visit("config", r.config);
+    visit("attempt", r.attempt);
+}
+static_assert(lists_every_member<CandidateToRun>());
+
 struct RunCandidates {
     std::int64_t chunk_id = 0;
     wire::MeasurementSettings settings;
     std::vector<CandidateToRun> candidates;
 };
+
+template <typename Visitor, RecordOf<RunCandidates> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("chunk_id", r.chunk_id);
+    visit("settings", r.settings);
+    visit("candidates", r.candidates);
+}
+static_assert(lists_every_member<RunCandidates>());
 
 struct RaceContender {
     std::uint32_t position = 0;  // in the race's full contender list; fixes the rotation
@@ -84,6 +111,15 @@ struct RaceContender {
     tuning::CandidateId id;
     family::Candidate config;
 };
+
+template <typename Visitor, RecordOf<RaceContender> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("position", r.position);
+    visit("planned_index", r.planned_index);
+    visit("id", r.id);
+    visit("config", r.config);
+}
+static_assert(lists_every_member<RaceContender>());
 
 // Rounds first_round .. rounds-1. In round r the contenders run in order of
 // (position - r) mod total_contenders. Contenders listed in skip_in_first_round already
@@ -99,7 +135,23 @@ struct RunRace {
     std::uint32_t attempt = 0;                       // worker lives this race already used
 };
 
+template <typename Visitor, RecordOf<RunRace> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("race_id", r.race_id);
+    visit("settings", r.settings);
+    visit("total_contenders", r.total_contenders);
+    visit("contenders", r.contenders);
+    visit("first_round", r.first_round);
+    visit("rounds", r.rounds);
+    visit("skip_in_first_round", r.skip_in_first_round);
+    visit("attempt", r.attempt);
+}
+static_assert(lists_every_member<RunRace>());
+
 struct Shutdown {};
+
+template <typename Visitor, RecordOf<Shutdown> Record>
+constexpr void fields(Visitor&&, Record&) {}
 
 // ---- worker -> supervisor
 
@@ -109,6 +161,14 @@ struct Hello {
     tuning::MeasuredOn device;
 };
 
+template <typename Visitor, RecordOf<Hello> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("pid", r.pid);
+    visit("backend", r.backend);
+    visit("device", r.device);
+}
+static_assert(lists_every_member<Hello>());
+
 struct ShapeLoadedReply {
     std::string shape_key;
     std::uint64_t reference_digest = 0;
@@ -117,10 +177,27 @@ struct ShapeLoadedReply {
     double seconds = 0.0;
 };
 
+template <typename Visitor, RecordOf<ShapeLoadedReply> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("shape_key", r.shape_key);
+    visit("reference_digest", r.reference_digest);
+    visit("bytes_in_use", r.bytes_in_use);
+    visit("bytes_free", r.bytes_free);
+    visit("seconds", r.seconds);
+}
+static_assert(lists_every_member<ShapeLoadedReply>());
+
 struct LoadFailed {
     std::string detail;
     bool fault_injected = false;
 };
+
+template <typename Visitor, RecordOf<LoadFailed> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("detail", r.detail);
+    visit("fault_injected", r.fault_injected);
+}
+static_assert(lists_every_member<LoadFailed>());
 
 // Sent just before an injected fault that kills or wedges the worker fires, so the
 // supervisor can record that the crash or timeout it is about to see was asked for.
@@ -129,15 +206,36 @@ struct FaultAnnounced {
     std::string fault;  // the spec entry, e.g. "crash@3"
 };
 
+template <typename Visitor, RecordOf<FaultAnnounced> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("planned_index", r.planned_index);
+    visit("fault", r.fault);
+}
+static_assert(lists_every_member<FaultAnnounced>());
+
 struct CandidateResultReply {
     std::int64_t planned_index = 0;
     bool context_poisoned = false;  // the worker exits after this frame
     tuning::CandidateResult result;
 };
 
+template <typename Visitor, RecordOf<CandidateResultReply> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("planned_index", r.planned_index);
+    visit("context_poisoned", r.context_poisoned);
+    visit("result", r.result);
+}
+static_assert(lists_every_member<CandidateResultReply>());
+
 struct RunDone {
     std::int64_t chunk_id = 0;
 };
+
+template <typename Visitor, RecordOf<RunDone> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("chunk_id", r.chunk_id);
+}
+static_assert(lists_every_member<RunDone>());
 
 struct RaceSample {
     std::uint32_t round = 0;
@@ -149,14 +247,38 @@ struct RaceSample {
     std::vector<double> samples_us;
 };
 
+template <typename Visitor, RecordOf<RaceSample> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("round", r.round);
+    visit("position", r.position);
+    visit("status", r.status);
+    visit("detail", r.detail);
+    visit("fault_injected", r.fault_injected);
+    visit("context_poisoned", r.context_poisoned);
+    visit("samples_us", r.samples_us);
+}
+static_assert(lists_every_member<RaceSample>());
+
 struct RaceFinished {
     std::int64_t race_id = 0;
 };
+
+template <typename Visitor, RecordOf<RaceFinished> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("race_id", r.race_id);
+}
+static_assert(lists_every_member<RaceFinished>());
 
 // The worker cannot go on (it received a frame it cannot decode); it exits after this.
 struct WorkerFatal {
     std::string detail;
 };
+
+template <typename Visitor, RecordOf<WorkerFatal> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("detail", r.detail);
+}
+static_assert(lists_every_member<WorkerFatal>());
 
 using Command = std::variant<LoadShape, RunCandidates, RunRace, Shutdown>;
 using Reply = std::variant<Hello, ShapeLoadedReply, LoadFailed, FaultAnnounced,

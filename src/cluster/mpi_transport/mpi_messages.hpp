@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "fhmoe/record_fields.hpp"
 #include "fhmoe/supervisor/chunk.hpp"
 #include "fhmoe/supervisor/events.hpp"
 
@@ -55,9 +56,24 @@ struct HelloMessage {
     std::string device_binding;  // "CUDA_VISIBLE_DEVICES=3 names one device", "none", ...
 };
 
+template <typename Visitor, RecordOf<HelloMessage> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("rank", r.rank);
+    visit("host", r.host);
+    visit("backend", r.backend);
+    visit("device_binding", r.device_binding);
+}
+static_assert(lists_every_member<HelloMessage>());
+
 struct StopMessage {
     int exit_code = 0;
 };
+
+template <typename Visitor, RecordOf<StopMessage> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("exit_code", r.exit_code);
+}
+static_assert(lists_every_member<StopMessage>());
 
 // A rank other than 0 cannot go on: it says so (and then waits for rank 0's stop) rather than
 // leaving rank 0 waiting for results that will never come.
@@ -65,6 +81,13 @@ struct RankFailedMessage {
     int exit_code = 0;
     std::string reason;
 };
+
+template <typename Visitor, RecordOf<RankFailedMessage> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("exit_code", r.exit_code);
+    visit("reason", r.reason);
+}
+static_assert(lists_every_member<RankFailedMessage>());
 
 Bytes encode_hello(const HelloMessage& hello);
 HelloMessage decode_hello(std::span<const std::uint8_t> bytes);
