@@ -18,12 +18,12 @@
 #include <vector>
 
 #include "cluster/mpi_transport/mpi_messages.hpp"
+#include "evidence/evidence_compare.hpp"
 #include "evidence/scratch_dir.hpp"
 #include "fhmoe/config/tuned_csv.hpp"
 #include "fhmoe/config/untuned_csv.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/csv_export.hpp"
-#include "fhmoe/evidence/evidence_compare.hpp"
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/result_order.hpp"
