@@ -29,27 +29,17 @@
 #include "fhmoe/tuning/result_order.hpp"
 #include "fhmoe/wire/codecs.hpp"
 #include "fhmoe/wire/frame.hpp"
+#include "fhmoe/wire/record_codec.hpp"
 #include "fhmoe/worker/protocol.hpp"
 
 namespace fhmoe {
 namespace {
 
-template <typename T>
-struct IsVector : std::false_type {};
-template <typename T>
-struct IsVector<std::vector<T>> : std::true_type {};
-template <typename T>
-struct IsOptional : std::false_type {};
-template <typename T>
-struct IsOptional<std::optional<T>> : std::true_type {};
-template <typename T>
-struct IsPair : std::false_type {};
-template <typename A, typename B>
-struct IsPair<std::pair<A, B>> : std::true_type {};
-template <typename T>
-struct IsMap : std::false_type {};
-template <typename K, typename V>
-struct IsMap<std::map<K, V>> : std::true_type {};
+// The container traits the record codec dispatches on (one definition, wire/record_codec.hpp).
+using wire::detail::IsMap;
+using wire::detail::IsOptional;
+using wire::detail::IsPair;
+using wire::detail::IsVector;
 
 template <typename T>
 concept HasLastEnumerator = requires(T value) {
