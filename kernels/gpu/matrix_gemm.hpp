@@ -354,6 +354,58 @@ __device__ __forceinline__ void accumulate_pairs(float (&acc)[TG][4], const Warp
     wait_copies<0>();  // no copy may still be landing when the ring is reused
 }
 
+// `tiles` consecutive weight tiles of one matrix, each over all `pairs_per_tile` pairs of K,
+// as one stream: the tiles lie one after another in memory (gpu/matrix_layout.hpp), so the
+// ring keeps copying across a tile boundary while the warp finishes the tile before it, and
+// the pipeline fills once per warp, not once per tile (at decode a tile is only a few pairs:
+// 6 for stage2 of DSV4, where the fill and the drain were most of a warp's time). After the
+// last step of each tile, `store(acc, tile)` takes its sums and the accumulators start again
+// from zero; the activation cursors go back to K's first pair. P must divide pairs_per_tile.
+template <int TG, int P, int kStages, bool kFp4, typename Store>
+__device__ __forceinline__ void accumulate_tiles(const WarpTileOperands& op, int pairs_per_tile,
+                                                 int tiles, Store&& store) {
+    float acc[TG][4];
+#pragma unroll
+    for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+    const int lane = static_cast<int>(threadIdx.x) & 31;
+    const int steps_per_tile = pairs_per_tile / P;
+    const int steps = steps_per_tile * tiles;
+    LaneCursors<TG, P, kStages, kFp4> c(op, 0, lane);
+    int copy_slot = 0;
+    auto issue = [&](int s) {
+        if (s < steps) copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
+        commit_copies();
+        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+    };
+#pragma unroll
+    for (int s = 0; s < kStages - 1; ++s) issue(s);
+    if (op.wait_before_reads) wait_for_previous_kernel();
+    int slot = 0;
+    int tile = 0;
+    int step_in_tile = 0;
+    for (int step = 0; step < steps; ++step) {
+        wait_copies<kStages - 2>();
+        issue(step + kStages - 1);
+        multiply_step<TG, P, kStages, kFp4, true>(acc, c, op, slot, P);
+        slot = slot + 1 == kStages ? 0 : slot + 1;
+        if (++step_in_tile == steps_per_tile) {
+            store(acc, tile);
+#pragma unroll
+            for (int tg = 0; tg < TG; ++tg) {
+                acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+                if (tg < op.groups) {
+                    c.codes_at[tg] -= pairs_per_tile * (4 * kLaneBytes);
+                    c.scale0_at[tg] -= 2 * pairs_per_tile;
+                    c.scale1_at[tg] -= 2 * pairs_per_tile;
+                }
+            }
+            step_in_tile = 0;
+            ++tile;
+        }
+    }
+    wait_copies<0>();  // no copy may still be landing when the ring is reused
+}
+
 // The whole range [first, end).
 template <int TG, int P, int kStages, bool kFp4>
 __device__ __forceinline__ void accumulate_range(float (&acc)[TG][4], const WarpTileOperands& op,

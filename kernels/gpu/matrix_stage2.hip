@@ -81,7 +81,10 @@ __device__ __forceinline__ void stage2_weight_operands(const MatrixStage2Args& a
 
 // Small token tiles: min(8, tiles) warps take the weight tiles, the rest split K and add
 // their sums in warp order through shared memory.
-template <int TG, int P>
+// kStreamTiles: a warp with several rounds streams its tiles as one K loop (accumulate_tiles);
+// off in the persistent kernel and for steps of 4 pairs (which do not divide DSV4's 6), where it
+// cost 10-30 registers per thread and with them half the workgroups a multiprocessor holds.
+template <int TG, int P, bool kStreamTiles>
 __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Stage2Tile& w,
                                          unsigned char* shared_bytes, float* reduction) {
     constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
@@ -110,6 +113,22 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
     op.wait_before_reads = true;  // h is stage1's (or the quantization's) output
 
     const int rounds = weight_tiles_here / warps_n;
+    if (kStreamTiles && k_groups == 1 && rounds > 1 && pairs % P == 0) {
+        // Each warp streams its rounds' tiles, consecutive ones, as one K loop.
+        const int first_tile = wn * rounds;
+        stage2_weight_operands(args, w, w.column0 / kMmaTileRows + first_tile, op.weights,
+                               op.weight_scales);
+        auto store = [&](const float(&acc)[TG][4], int tile) {
+            store_columns<TG>(args, acc, 0, w.groups, w.row0,
+                              w.column0 + (first_tile + tile) * kMmaTileRows + 2 * (lane >> 2));
+        };
+        if (w.fp4) {
+            accumulate_tiles<TG, P, kStages, true>(op, static_cast<int>(pairs), rounds, store);
+        } else {
+            accumulate_tiles<TG, P, kStages, false>(op, static_cast<int>(pairs), rounds, store);
+        }
+        return;
+    }
     for (int round = 0; round < rounds; ++round) {
         const int local_tile = round * warps_n + wn;
         float acc[TG][4];
@@ -198,7 +217,7 @@ __device__ void stage2_shared_tile_rounds(const MatrixStage2Args& args, const St
     }
 }
 
-template <int TG, int P>
+template <int TG, int P, bool kStreamTiles>
 __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
                                 unsigned char* shared_bytes) {
     const ShapeView& s = args.shape;
@@ -250,7 +269,7 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
             stage2_shared_tile_rounds<TG / 2, TG, P>(args, w, shared_bytes);
         }
     } else {
-        stage2_small_tile_rounds<TG, P>(args, w, shared_bytes, reduction);
+        stage2_small_tile_rounds<TG, P, kStreamTiles>(args, w, shared_bytes, reduction);
     }
 }
 
@@ -260,7 +279,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage2_kernel(MatrixStage2Arg
     const std::int64_t tile = blockIdx.x;
     const std::int64_t n_tiles = args.shape.hidden / args.tile_n;
     if (tile / n_tiles * (TG * 8) >= *args.sorted.valid_rows) return;
-    run_stage2_tile<TG, P>(args, tile, shared_bytes);
+    run_stage2_tile<TG, P, (P <= 2)>(args, tile, shared_bytes);
 }
 
 template <int TG, int P>
@@ -275,7 +294,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage2_persistent_kernel(Matr
         const std::int64_t tile = taken;
         __syncthreads();  // everyone has read `taken` before thread 0 overwrites it
         if (tile >= tiles) return;
-        run_stage2_tile<TG, P>(args, tile, shared_bytes);
+        run_stage2_tile<TG, P, false>(args, tile, shared_bytes);
         __syncthreads();  // the next tile rewrites the rows in shared memory
     }
 }
