@@ -354,43 +354,26 @@ __device__ __forceinline__ void accumulate_pairs(float (&acc)[TG][4], const Warp
     wait_copies<0>();  // no copy may still be landing when the ring is reused
 }
 
-// `tiles` consecutive weight tiles of one matrix, each over the same K range [first, first +
-// pairs_per_tile), as one stream: the tiles lie one after another in memory
-// (gpu/matrix_layout.hpp), `tile_stride` pairs apart, so the ring keeps copying across a tile
-// boundary (skipping the pairs outside the range) while the warp finishes the tile before it,
-// and the pipeline fills once per warp, not once per tile (at decode a tile is only a few
-// pairs: 6 for stage2 of DSV4, ~5 per K split for stage1, where the fill and the drain were
-// most of a warp's time). After the last step of each tile, `store(acc, tile)` takes its sums
-// and the accumulators start again from zero; the activation cursors go back to `first`.
-// P must divide pairs_per_tile (which may be 0: every tile then stores zeros).
+// `tiles` consecutive weight tiles of one matrix, each over all `pairs_per_tile` pairs of K,
+// as one stream: the tiles lie one after another in memory (gpu/matrix_layout.hpp), so the
+// ring keeps copying across a tile boundary while the warp finishes the tile before it, and
+// the pipeline fills once per warp, not once per tile (at decode a tile is only a few pairs:
+// 6 for stage2 of DSV4, where the fill and the drain were most of a warp's time). After the
+// last step of each tile, `store(acc, tile)` takes its sums and the accumulators start again
+// from zero; the activation cursors go back to K's first pair. P must divide pairs_per_tile.
 template <int TG, int P, int kStages, bool kFp4, typename Store>
-__device__ __forceinline__ void accumulate_tiles(const WarpTileOperands& op, std::int64_t first,
-                                                 int pairs_per_tile, int tile_stride, int tiles,
-                                                 Store&& store) {
+__device__ __forceinline__ void accumulate_tiles(const WarpTileOperands& op, int pairs_per_tile,
+                                                 int tiles, Store&& store) {
     float acc[TG][4];
 #pragma unroll
     for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
-    if (pairs_per_tile == 0) {
-        for (int tile = 0; tile < tiles; ++tile) store(acc, tile);
-        return;
-    }
-    using C = LaneCursors<TG, P, kStages, kFp4>;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int steps_per_tile = pairs_per_tile / P;
     const int steps = steps_per_tile * tiles;
-    const int skipped = tile_stride - pairs_per_tile;  // pairs between two tiles' ranges
-    C c(op, first, lane);
+    LaneCursors<TG, P, kStages, kFp4> c(op, 0, lane);
     int copy_slot = 0;
-    int copy_in_tile = 0;
     auto issue = [&](int s) {
-        if (s < steps) {
-            copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
-            if (++copy_in_tile == steps_per_tile) {
-                c.weights += skipped * C::kPairBytes;
-                c.scales += skipped * 32;
-                copy_in_tile = 0;
-            }
-        }
+        if (s < steps) copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
         commit_copies();
         copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
     };

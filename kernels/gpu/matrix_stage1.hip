@@ -97,8 +97,10 @@ __device__ __forceinline__ void weight_tile_operands(const MatrixStage1Args& arg
 
 // Small token tiles: each warp streams its weight tiles against every token group, the K
 // warps split K and add their sums in warp order (deterministic) through shared memory.
-// kStreamTiles: with one K warp, a warp's rounds run as one K loop (accumulate_tiles).
-template <int TG, int P, int kThreads, bool kStreamTiles>
+// Rounds run one K loop each: streaming them as stage2 does (accumulate_tiles) was measured
+// and not kept (its ~20 more registers per thread cost a quarter of the resident workgroups;
+// 16-row tiles 2-25 % slower with two rounds, docs/performance.md).
+template <int TG, int P, int kThreads>
 __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
                                          unsigned char* shared_bytes) {
     constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
@@ -125,27 +127,6 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
     op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
 
     const int rounds = args.tile_n / 8 / args.waves;
-    if (kStreamTiles && args.k_waves == 1 && rounds > 1 && pairs % P == 0) {
-        // Each warp streams its rounds' tiles, consecutive ones, as one K loop over this
-        // split's pairs (split at whole steps, so every tile's range is whole steps too).
-        const std::int64_t steps = pairs / P;
-        const std::int64_t first = w.split * steps / args.k_splits * P;
-        const std::int64_t end = (w.split + 1) * steps / args.k_splits * P;
-        const int first_tile = wn * rounds;
-        weight_tile_operands(args, w, w.column0 / 8 + first_tile, op.weights, op.weight_scales);
-        auto store = [&](const float(&acc)[TG][4], int tile) {
-            store_sums<TG>(args, w, acc, 0, (first_tile + tile) * 8 + (lane >> 2));
-        };
-        const int count = static_cast<int>(end - first);
-        if (w.fp4) {
-            accumulate_tiles<TG, P, kStages, true>(op, first, count, static_cast<int>(pairs),
-                                                   rounds, store);
-        } else {
-            accumulate_tiles<TG, P, kStages, false>(op, first, count, static_cast<int>(pairs),
-                                                    rounds, store);
-        }
-        return;
-    }
     for (int round = 0; round < rounds; ++round) {
         const int local_tile = round * args.waves + wn;
         float acc[TG][4];
@@ -238,9 +219,7 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
 // KW: the large token tiles' k_waves as a template argument (each its own kernel: one
 // workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
 // the small tiles read args.k_waves and are built with KW = 1.
-// kStream: the small tiles' streaming form (stage1_small_tile_rounds), its own kernel so that
-// its registers (~20 more per thread) do not cost the K-wave candidates their occupancy.
-template <int TG, int P, int kThreads, int KW, bool kStream>
+template <int TG, int P, int kThreads, int KW>
 __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
@@ -302,7 +281,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     if constexpr (kShared) {
         stage1_shared_tile_rounds<TG / KW, TG, P, kThreads>(args, w, shared_bytes);
     } else {
-        stage1_small_tile_rounds<TG, P, kThreads, kStream>(args, w, shared_bytes);
+        stage1_small_tile_rounds<TG, P, kThreads>(args, w, shared_bytes);
     }
     if (args.k_splits > 1) {
         // The last workgroup of this tile to finish adds the splits, in split order.
@@ -375,57 +354,49 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
 
 using Stage1Kernel = void (*)(MatrixStage1Args);
 
-// `stream`: the small tiles' streaming kernel, built for the 8-warp build and steps of 1-2
-// pairs (with 4 it would pass the 16-warp build's 128 registers, and 4 does not divide DSV4's
-// split ranges anyway).
 template <int TG, int P, int kThreads>
-Stage1Kernel pick_for_k_waves(int k_waves, bool stream) {
+Stage1Kernel pick_for_k_waves(int k_waves) {
     if constexpr (matrix_uses_shared_tile(TG * 8)) {
         switch (k_waves) {
-            case 1: return &matrix_stage1_kernel<TG, P, kThreads, 1, false>;
-            case 2: return &matrix_stage1_kernel<TG, P, kThreads, 2, false>;
-            default: return &matrix_stage1_kernel<TG, P, kThreads, 4, false>;
+            case 1: return &matrix_stage1_kernel<TG, P, kThreads, 1>;
+            case 2: return &matrix_stage1_kernel<TG, P, kThreads, 2>;
+            default: return &matrix_stage1_kernel<TG, P, kThreads, 4>;
         }
-    } else if constexpr (kThreads <= kSmallStage1Threads && P <= 2) {
-        return stream ? &matrix_stage1_kernel<TG, P, kThreads, 1, true>
-                      : &matrix_stage1_kernel<TG, P, kThreads, 1, false>;
     } else {
-        return &matrix_stage1_kernel<TG, P, kThreads, 1, false>;
+        return &matrix_stage1_kernel<TG, P, kThreads, 1>;
     }
 }
 
 template <int TG, int kThreads>
-Stage1Kernel pick_for_step(int pairs_per_step, int k_waves, bool stream) {
+Stage1Kernel pick_for_step(int pairs_per_step, int k_waves) {
     switch (pairs_per_step) {
-        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves, stream);
-        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves, stream);
-        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves, stream);
+        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves);
+        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves);
+        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves);
     }
 }
 
 template <int kThreads>
-Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves, bool stream) {
+Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves) {
     switch (tile_m) {
-        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves, stream);
-        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves, stream);
-        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves, stream);
-        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves, stream);
+        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves);
+        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves);
+        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves);
+        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves);
     }
 }
 
-Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, bool stream) {
+Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves) {
     const int step = matrix_pairs_per_step(tile_k);
     return threads <= kSmallStage1Threads
-               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves, stream)
-               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves, stream);
+               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves)
+               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves);
 }
 
 // The kernel's dynamic shared memory limit raised when it needs more than the default.
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
                              int& shared_bytes) {
-    // A warp with several rounds and no K warps streams them (stage1_small_tile_rounds).
-    const bool stream = k_waves == 1 && tile_n / 8 / waves > 1;
-    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, stream);
+    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves);
     shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused);
     if (shared_bytes > 48 * 1024) {
         FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),

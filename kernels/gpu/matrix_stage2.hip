@@ -123,11 +123,9 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
                               w.column0 + (first_tile + tile) * kMmaTileRows + 2 * (lane >> 2));
         };
         if (w.fp4) {
-            accumulate_tiles<TG, P, kStages, true>(op, 0, static_cast<int>(pairs),
-                                                   static_cast<int>(pairs), rounds, store);
+            accumulate_tiles<TG, P, kStages, true>(op, static_cast<int>(pairs), rounds, store);
         } else {
-            accumulate_tiles<TG, P, kStages, false>(op, 0, static_cast<int>(pairs),
-                                                    static_cast<int>(pairs), rounds, store);
+            accumulate_tiles<TG, P, kStages, false>(op, static_cast<int>(pairs), rounds, store);
         }
         return;
     }

@@ -9,6 +9,7 @@
 //
 //   fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] [--warmup 5]
 //                   [--reference-max-tokens 4096] [--candidates all|default|LABEL,...]
+// `all` is the bench's list (below); LABELs may name any candidate of the token's catalogue.
 
 #include <algorithm>
 #include <chrono>
@@ -110,6 +111,13 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
                                           {bm, s1n, s1k, waves, kw, g, true},
                                           {bm, 128, 128, Stage2Mode::atomic, false}};
                         list.push_back(c);
+                        // Small tiles: also with stage2's 256-wide tile, whose warps stream
+                        // two weight tiles each (gpu/matrix_gemm.hpp, accumulate_tiles).
+                        if (bm < 64 && s1k == 128) {
+                            list.push_back({bm,
+                                            {bm, s1n, s1k, waves, kw, g, true},
+                                            {bm, 256, 128, Stage2Mode::atomic, false}});
+                        }
                     }
                 }
             }
@@ -246,7 +254,10 @@ int main(int argc, char** argv) {
         const Candidate default_candidate = fhmoe::family::default_candidate(shape);
         Row best_here;
         std::vector<Candidate> candidates;
-        for (const Candidate& c : bench_candidates(shape)) {
+        // "all" and "default" pick from the bench's list; named labels from the whole catalogue.
+        const bool named = options.candidates != "all" && options.candidates != "default";
+        for (const Candidate& c :
+             named ? fhmoe::family::build_catalogue(shape) : bench_candidates(shape)) {
             if (options.candidates == "all" ||
                 (options.candidates == "default" && c == default_candidate) ||
                 ("," + options.candidates + ",").find("," + label(c) + ",") != std::string::npos) {
