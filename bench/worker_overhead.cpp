@@ -19,6 +19,7 @@
 #include "fhmoe/error.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
+#include "fhmoe/supervisor/run_blocking.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "fhmoe/worker/backend_kind.hpp"
 #include "support/small_shape.hpp"

@@ -5,11 +5,15 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "fhmoe/cluster/mpi_environment.hpp"
+#include "fhmoe/cluster/run_hooks.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/cluster/tune_run.hpp"
 #include "fhmoe/error.hpp"
@@ -31,6 +35,35 @@ void configure_logging(int rank, bool verbose) {
     spdlog::cfg::load_env_levels();
 }
 
+std::optional<std::size_t> count_from_environment(const char* name) {
+    const char* text = std::getenv(name);
+    if (text == nullptr || *text == '\0') return std::nullopt;
+    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+}
+
+// Test only: the process tests (tests/cluster, tests/slurm) start this program under
+// mpiexec or srun and cannot hand it a callback, so they set these variables, and this is
+// the one place that reads them; the library takes RunHooks.
+//   FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS=N: rank 0 SIGKILLs itself once this process has
+//     flushed N journal records (the resume tests kill it at a chosen point).
+//   FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS=N: rank 0 hands out no more work once this process
+//     has flushed N journal records, until a signal (preemption tests); --resume ignores it.
+fhmoe::cluster::RunHooks test_hooks_from_environment(const fhmoe::cluster::TuneOptions& options) {
+    fhmoe::cluster::RunHooks hooks;
+    if (const auto kill_at = count_from_environment("FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS")) {
+        hooks.after_journal_flush = [kill_at = *kill_at](std::size_t flushed) {
+            if (flushed < kill_at) return;
+            spdlog::warn("test hook: SIGKILL after {} journal records", flushed);
+            std::raise(SIGKILL);
+        };
+    }
+    const auto hold_at = count_from_environment("FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS");
+    if (hold_at && !options.resume) {
+        hooks.hold_work = [hold_at = *hold_at](std::size_t flushed) { return flushed >= hold_at; };
+    }
+    return hooks;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -45,7 +78,8 @@ int main(int argc, char** argv) {
             code = 0;
         } else {
             configure_logging(rank, parsed.options->verbose);
-            code = fhmoe::to_int(fhmoe::cluster::run_tune(*parsed.options));
+            code = fhmoe::to_int(fhmoe::cluster::run_tune(
+                *parsed.options, test_hooks_from_environment(*parsed.options)));
         }
     } catch (const fhmoe::cluster::UsageError& error) {
         if (rank == 0) std::fprintf(stderr, "fhmoe_tune_mpi: %s (see --help)\n", error.what());

@@ -6,10 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
-#include <csignal>
-#include <cstdlib>
 
-#include "cluster/mpi_transport/member_release.hpp"
+#include "cluster/mpi_transport/mpi_channel.hpp"
 #include "cluster/run_state/chunk_planner.hpp"
 #include "cluster/run_state/shape_decision.hpp"
 #include "fhmoe/config/file_error.hpp"
@@ -28,23 +26,13 @@ constexpr int single_rank_poll_ms = 200;
 // Beyond the workers' own stop grace: time for the last frames and messages to arrive.
 constexpr double stop_margin_s = 5.0;
 
-// Test hook: FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS=N makes rank 0 SIGKILL itself once this
-// process has flushed N journal records, so the resume tests kill it at a chosen point
-// deterministically instead of racing a timer.
-std::optional<std::size_t> kill_after_records_from_environment() {
-    const char* text = std::getenv("FHMOE_TEST_KILL_AFTER_JOURNAL_RECORDS");
-    if (text == nullptr || *text == '\0') return std::nullopt;
-    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
-}
-
-// Test hook: FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS=N makes rank 0 stop handing out work once
-// this process has flushed N journal records, until a signal arrives; a --resume run ignores
-// it. A preemption test can then signal a run that is certainly mid-run (a fast backend could
-// otherwise finish between the test's look at the journal and its signal).
-std::optional<std::size_t> hold_after_records_from_environment(bool resuming) {
-    const char* text = std::getenv("FHMOE_TEST_HOLD_AFTER_JOURNAL_RECORDS");
-    if (resuming || text == nullptr || *text == '\0') return std::nullopt;
-    return static_cast<std::size_t>(std::strtoull(text, nullptr, 10));
+// The one journal record of a measured candidate, live or late. A worker that could not say
+// which chunk a result belongs to leaves it to the chunk the result came with.
+evidence::CandidateResultRecord result_record_of(const supervisor::CandidateMeasured& measured) {
+    evidence::CandidateResultRecord record{measured.chunk_id, measured.planned_index,
+                                           measured.result};
+    if (record.result.chunk < 0) record.result.chunk = measured.chunk_id;
+    return record;
 }
 
 }  // namespace
@@ -52,15 +40,14 @@ std::optional<std::size_t> hold_after_records_from_environment(bool resuming) {
 Coordinator::Coordinator(CoordinatorContext context)
     : c_(std::move(context)),
       started_(Clock::now()),
-      progress_(stderr, ::isatty(STDERR_FILENO) != 0, c_.options->status_interval_s),
-      kill_after_records_(kill_after_records_from_environment()),
-      hold_after_records_(hold_after_records_from_environment(c_.options->resume)) {
+      progress_(stderr, ::isatty(STDERR_FILENO) != 0, c_.options->status_interval_s) {
+    FHMOE_CHECK(!c_.ranks.empty(), "a run without rank 0");
     shapes_.reserve(c_.header->shapes.size());
     for (const auto& planned : c_.header->shapes) {
         shape_index_[family::shape_key_string(planned.shape)] = shapes_.size();
         shapes_.emplace_back(planned);
     }
-    ranks_.resize(static_cast<std::size_t>(c_.world_size));
+    ranks_.resize(c_.ranks.size());
     ranks_[0].ready = true;  // rank 0's own worker needs no hello
     ranks_[0].host = c_.local_host;
     ranks_[0].binding = c_.local_binding;
@@ -108,7 +95,7 @@ void Coordinator::plan_missing_work() {
         to_measure += shape.missing_indexes().size();
     }
     const std::size_t chunk_size =
-        c_.options->chunk_size.value_or(default_chunk_size(to_measure, c_.world_size));
+        c_.options->chunk_size.value_or(default_chunk_size(to_measure, world_size()));
     ChunkSettings settings;
     settings.seed = c_.options->seed;
     settings.measurement = wire::measurement_settings(c_.options->policy.measurement);
@@ -278,7 +265,7 @@ std::vector<ShapeOutcome> Coordinator::outcomes() const {
 }
 
 void Coordinator::dispatch() {
-    if (hold_after_records_ && c_.journal->records_flushed() >= *hold_after_records_) {
+    if (c_.hooks.hold_work && c_.hooks.hold_work(c_.journal->records_flushed())) {
         if (!holding_) {
             spdlog::warn("test hook: holding work after {} journal records until a signal",
                          c_.journal->records_flushed());
@@ -286,10 +273,10 @@ void Coordinator::dispatch() {
         holding_ = true;
         return;
     }
-    for (int rank = 0; rank < c_.world_size; ++rank) {
+    for (int rank = 0; rank < world_size(); ++rank) {
         RankState& state = ranks_[static_cast<std::size_t>(rank)];
         if (!state.ready || state.signalled) continue;
-        if (rank == 0 && !c_.local->idle()) continue;
+        if (!c_.ranks[static_cast<std::size_t>(rank)]->has_room()) continue;
         std::optional<WorkItem> item;
         switch (what_rank_may_start(device_group_activity(rank), queue_.has_race())) {
             case RankMayStart::nothing: continue;
@@ -309,7 +296,7 @@ DeviceGroupActivity Coordinator::device_group_activity(int rank) const {
     const std::string group = group_of(rank);
     DeviceGroupActivity activity;
     activity.members = 0;
-    for (int other = 0; other < c_.world_size; ++other) {
+    for (int other = 0; other < world_size(); ++other) {
         if (group_of(other) != group) continue;
         ++activity.members;
         const RankState& state = ranks_[static_cast<std::size_t>(other)];
@@ -329,19 +316,11 @@ void Coordinator::assign(int rank, WorkItem item) {
         flight.candidates = chunk->candidates.size();
         spdlog::debug("chunk {} ({} candidates of {}) -> rank {}", id, chunk->candidates.size(),
                       item.shape_key, rank);
-        if (rank == 0) {
-            c_.local->start_chunk(std::move(*chunk));
-        } else {
-            c_.channel->send(rank, MessageTag::assign_chunk, encode_chunk(*chunk));
-        }
+        c_.ranks[static_cast<std::size_t>(rank)]->start_chunk(std::move(*chunk));
     } else {
         auto& race = std::get<supervisor::Race>(item.work);
         spdlog::debug("race {} of {} -> rank {}", id, item.shape_key, rank);
-        if (rank == 0) {
-            c_.local->start_race(std::move(race));
-        } else {
-            c_.channel->send(rank, MessageTag::assign_race, encode_race(race));
-        }
+        c_.ranks[static_cast<std::size_t>(rank)]->start_race(std::move(race));
     }
     in_flight_[id] = flight;
     state.ready = false;
@@ -353,8 +332,8 @@ void Coordinator::begin_stop(const std::string& why) {
     if (stopping_) return;
     stopping_ = true;
     stop_deadline_ =
-        Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>(c_.options->stop_grace_s + stop_margin_s));
+        c_.now() + std::chrono::duration_cast<Clock::duration>(
+                       std::chrono::duration<double>(c_.options->stop_grace_s + stop_margin_s));
     spdlog::warn("stopping: {}; {} chunks/races in flight get {:.0f} s to report", why,
                  in_flight_.size(), c_.options->stop_grace_s + stop_margin_s);
     // The checkpoint that matters comes first, within milliseconds of the signal: mpirun kills
@@ -365,10 +344,7 @@ void Coordinator::begin_stop(const std::string& why) {
     c_.journal->append(evidence::SessionEndedRecord{
         unix_seconds_now(), rank_failure_exit_code_.value_or(to_int(ExitCode::interrupted))});
     c_.journal->sync();
-    c_.local->request_stop();
-    for (int rank = 1; rank < c_.world_size; ++rank) {
-        c_.channel->send(rank, MessageTag::interrupt, {});
-    }
+    for (MeasuringRank* rank : c_.ranks) rank->interrupt();
 }
 
 void Coordinator::finish_work(int rank, std::int64_t work_id) {
@@ -387,7 +363,7 @@ void Coordinator::finish_work(int rank, std::int64_t work_id) {
     settle(shape);
 }
 
-void Coordinator::on_rank_failed(int rank, const RankFailedMessage& failed) {
+void Coordinator::on_rank_failed(int rank, const RankFailed& failed) {
     spdlog::error("rank {} failed (exit {}): {}", rank, failed.exit_code, failed.reason);
     RankState& state = ranks_[static_cast<std::size_t>(rank)];
     state.failed = true;
@@ -446,8 +422,7 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                              e.attempts, e.detail);
                 shape_by_key(e.shape_key).add_load_failure(record);
             } else if constexpr (std::is_same_v<E, supervisor::CandidateMeasured>) {
-                evidence::CandidateResultRecord record{e.chunk_id, e.planned_index, e.result};
-                if (record.result.chunk < 0) record.result.chunk = e.chunk_id;
+                const evidence::CandidateResultRecord record = result_record_of(e);
                 c_.journal->append(record);
                 shape_by_key(record.result.shape_key).add_result(record);
                 ++measured_;
@@ -482,60 +457,46 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
         event);
 }
 
-void Coordinator::handle_message(const IncomingMessage& message) {
-    RankState& state = ranks_.at(static_cast<std::size_t>(message.source));
-    switch (message.tag) {
-        case MessageTag::hello: {
-            const HelloMessage hello = decode_hello(message.bytes);
-            state.host = hello.host;
-            state.binding = hello.device_binding;
-            state.ready = true;
-            c_.journal->append(
-                evidence::RankJoinedRecord{message.source, hello.host, hello.device_binding});
-            spdlog::info("rank {} on {}: backend {}, device {}", hello.rank, hello.host,
-                         hello.backend, hello.device_binding);
-            break;
-        }
-        case MessageTag::signalled:
-            state.signalled = true;
-            begin_stop("rank " + std::to_string(message.source) + " was signalled");
-            break;
-        case MessageTag::stop_ack: break;
-        case MessageTag::rank_failed:
-            on_rank_failed(message.source, decode_rank_failed(message.bytes));
-            break;
-        case MessageTag::shape_loaded:
-        case MessageTag::load_failed:
-        case MessageTag::result:
-        case MessageTag::chunk_done:
-        case MessageTag::race_done:
-        case MessageTag::worker_restarted:
-            handle_event(message.source, decode_event(message.tag, message.bytes));
-            break;
-        default:
-            throw InternalError("rank 0 received " + std::string(to_string(message.tag)) +
-                                " from rank " + std::to_string(message.source));
+void Coordinator::handle_report(int rank, const RankReport& report) {
+    RankState& state = ranks_.at(static_cast<std::size_t>(rank));
+    if (const auto* event = std::get_if<supervisor::Event>(&report)) {
+        handle_event(rank, *event);
+    } else if (const auto* joined = std::get_if<RankJoined>(&report)) {
+        state.host = joined->host;
+        state.binding = joined->device_binding;
+        state.ready = true;
+        c_.journal->append(evidence::RankJoinedRecord{rank, joined->host, joined->device_binding});
+        spdlog::info("rank {} on {}: backend {}, device {}", rank, joined->host, joined->backend,
+                     joined->device_binding);
+    } else if (std::holds_alternative<RankSignalled>(report)) {
+        state.signalled = true;
+        begin_stop("rank " + std::to_string(rank) + " was signalled");
+    } else {
+        on_rank_failed(rank, std::get<RankFailed>(report));
     }
 }
 
 void Coordinator::wait_for_activity() {
-    pollfd fds[2];
-    nfds_t count = 0;
-    fds[count++] = pollfd{c_.local->wait_fd(), POLLIN, 0};
+    std::vector<pollfd> fds;
+    bool some_rank_polled = false;
+    for (const MeasuringRank* rank : c_.ranks) {
+        const int fd = rank->wait_fd();
+        if (fd >= 0) {
+            fds.push_back(pollfd{fd, POLLIN, 0});
+        } else {
+            some_rank_polled = true;
+        }
+    }
     // The signal pipe stays readable once signalled: watching it after the stop began would
     // turn this wait into a spin.
-    if (!stopping_) fds[count++] = pollfd{c_.signals->wait_fd(), POLLIN, 0};
-    const int timeout = c_.world_size > 1 ? mpi_probe_interval_ms : single_rank_poll_ms;
-    ::poll(fds, count, timeout);
+    if (!stopping_) fds.push_back(pollfd{c_.signals->wait_fd(), POLLIN, 0});
+    const int timeout = some_rank_polled ? mpi_probe_interval_ms : single_rank_poll_ms;
+    ::poll(fds.data(), fds.size(), timeout);
 }
 
 void Coordinator::after_batch() {
     c_.journal->flush();
-    if (kill_after_records_ && c_.journal->records_flushed() >= *kill_after_records_) {
-        spdlog::warn("test hook: SIGKILL after {} journal records", c_.journal->records_flushed());
-        std::raise(SIGKILL);
-    }
-    c_.channel->progress();
+    if (c_.hooks.after_journal_flush) c_.hooks.after_journal_flush(c_.journal->records_flushed());
     progress_.update(snapshot());
 }
 
@@ -568,7 +529,7 @@ RunEnd Coordinator::run() {
         after_batch();
         if (!stopping_ && all_settled()) break;
         if (stopping_ && in_flight_.empty()) break;
-        if (stopping_ && Clock::now() > stop_deadline_) {
+        if (stopping_ && c_.now() > stop_deadline_) {
             spdlog::warn(
                 "stop grace over with {} chunks/races unreported: a resume re-measures "
                 "what they did not report",
@@ -576,29 +537,19 @@ RunEnd Coordinator::run() {
             break;
         }
         wait_for_activity();
-        for (const auto& event : c_.local->poll(0)) handle_event(0, event);
-        while (auto message = c_.channel->try_receive()) handle_message(*message);
+        for (std::size_t rank = 0; rank < c_.ranks.size(); ++rank) {
+            for (const auto& report : c_.ranks[rank]->take_reports()) {
+                handle_report(static_cast<int>(rank), report);
+            }
+        }
     }
     c_.journal->flush();
     progress_.finish(snapshot());
     return stopping_ ? RunEnd::interrupted : RunEnd::finished;
 }
 
-bool Coordinator::release_members(int exit_code) {
-    const bool all_acknowledged = release_member_ranks(
-        *c_.channel, c_.world_size, exit_code, [&](const IncomingMessage& message) {
-            if (message.tag != MessageTag::result) return;
-            // Measured after the stop deadline: still evidence, and a resume need
-            // not redo it.
-            const auto event = decode_event(message.tag, message.bytes);
-            const auto& measured = std::get<supervisor::CandidateMeasured>(event);
-            evidence::CandidateResultRecord record{measured.chunk_id, measured.planned_index,
-                                                   measured.result};
-            if (record.result.chunk < 0) record.result.chunk = measured.chunk_id;
-            c_.journal->append(record);
-        });
-    c_.journal->flush();
-    return all_acknowledged;
+void Coordinator::record_late_result(const supervisor::CandidateMeasured& measured) {
+    c_.journal->append(result_record_of(measured));
 }
 
 }  // namespace fhmoe::cluster

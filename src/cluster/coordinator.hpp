@@ -4,7 +4,9 @@
 // ask (rank 0's own worker included), journals every result before acting on it, merges
 // each shape's results, races the finalists of a complete shape, decides with the gate and
 // checkpoints the tuned CSV every --batch decisions. It never blocks on one source: it
-// poll()s its own supervisor and the signal pipe with a short timeout and probes MPI between.
+// poll()s the ranks' descriptors and the signal pipe with a short timeout and asks the ranks
+// without one (MPI) between. The ranks are MeasuringRanks (measuring_rank.hpp): rank 0's own
+// worker and the MPI ranks in a run, fakes in tests/cluster/coordinator_test.cpp.
 
 #include <chrono>
 #include <cstddef>
@@ -15,7 +17,7 @@
 #include <string>
 #include <vector>
 
-#include "cluster/mpi_transport/mpi_channel.hpp"
+#include "cluster/measuring_rank.hpp"
 #include "cluster/mpi_transport/termination_signals.hpp"
 #include "cluster/run_state/progress_reporter.hpp"
 #include "cluster/run_state/race_quiet_rule.hpp"
@@ -23,10 +25,10 @@
 #include "cluster/run_state/shape_progress.hpp"
 #include "cluster/run_state/tuned_outputs.hpp"
 #include "cluster/run_state/work_queue.hpp"
+#include "fhmoe/cluster/run_hooks.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/shape.hpp"
-#include "fhmoe/supervisor/supervisor.hpp"
 
 namespace fhmoe::cluster {
 
@@ -48,14 +50,17 @@ struct CoordinatorContext {
     family::DeviceKey device;
     const evidence::RunHeader* header = nullptr;
     evidence::JournalWriter* journal = nullptr;
-    supervisor::Supervisor* local = nullptr;  // rank 0's own worker
+    // Every rank of the run, by rank number: ranks[0] is rank 0's own worker, which needs no
+    // hello (RankJoined); the others take work once they said it.
+    std::vector<MeasuringRank*> ranks;
     TerminationSignals* signals = nullptr;
-    MpiChannel* channel = nullptr;
-    int world_size = 1;
     std::string local_host;     // rank 0's host, for the evidence
     std::string local_binding;  // rank 0's device binding
     // Called at every checkpoint after the journal is synced (the evidence archive).
     std::function<void()> on_checkpoint;
+    RunHooks hooks;  // for tests
+    // The clock of the stop deadline; a test steps it rather than wait out the grace.
+    std::function<std::chrono::steady_clock::time_point()> now = &std::chrono::steady_clock::now;
 };
 
 enum class RunEnd { finished, interrupted };
@@ -82,10 +87,9 @@ public:
     // Of those, the file system refused the write (not the lock): the output is not written.
     bool rows_write_failed() const { return rows_write_failed_; }
 
-    // Tells every other rank to leave with `exit_code` and waits (bounded) until each one
-    // has acknowledged, journaling any result that still arrives. False when some rank did
-    // not acknowledge in time.
-    bool release_members(int exit_code);
+    // Journals a result that arrived after run() ended (while the other ranks were released):
+    // still evidence, and a resume need not measure it again.
+    void record_late_result(const supervisor::CandidateMeasured& measured);
 
     // The exit code of the first rank that reported a fatal error; the run then stopped
     // as if signalled (checkpointed), and ends with this code.
@@ -107,11 +111,12 @@ private:
     void assign(int rank, WorkItem item);
     void begin_stop(const std::string& why);
     void handle_event(int rank, const supervisor::Event& event);
-    void handle_message(const IncomingMessage& message);
+    void handle_report(int rank, const RankReport& report);
     void wait_for_activity();
     void after_batch();
     void finish_work(int rank, std::int64_t work_id);
-    void on_rank_failed(int rank, const RankFailedMessage& failed);
+    void on_rank_failed(int rank, const RankFailed& failed);
+    int world_size() const { return static_cast<int>(c_.ranks.size()); }
     bool all_settled() const;
     ProgressSnapshot snapshot() const;
     ShapeProgress& shape_by_key(const std::string& key);
@@ -136,8 +141,6 @@ private:
     std::chrono::steady_clock::time_point stop_deadline_{};
     std::chrono::steady_clock::time_point started_;
     ProgressReporter progress_;
-    std::optional<std::size_t> kill_after_records_;  // test hook, see coordinator.cpp
-    std::optional<std::size_t> hold_after_records_;  // test hook, see coordinator.cpp
     bool rows_unpublished_ = false;   // the last checkpoint did not write the tuned CSV
     bool rows_write_failed_ = false;  // ... because the file system refused the write
     bool holding_ = false;

@@ -11,6 +11,7 @@
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/default_config.hpp"
 #include "fhmoe/family/legality.hpp"
+#include "fhmoe/supervisor/run_blocking.hpp"
 
 namespace fhmoe::cluster {
 namespace {

@@ -3,12 +3,15 @@
 #include <spdlog/spdlog.h>
 
 #include <exception>
+#include <memory>
 #include <optional>
 #include <set>
 
 #include "cluster/coordinator.hpp"
 #include "cluster/device_binding.hpp"
 #include "cluster/fatal_error.hpp"
+#include "cluster/local_measuring_rank.hpp"
+#include "cluster/mpi_measuring_rank.hpp"
 #include "cluster/mpi_transport/member_loop.hpp"
 #include "cluster/mpi_transport/member_release.hpp"
 #include "cluster/peak_memory.hpp"
@@ -207,7 +210,7 @@ RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKe
 
 // Rank 0's run once the other ranks are waiting for it. `members_released` is set once they
 // were told to leave, so that an error after that point does not tell them twice.
-ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
+ExitCode coordinate_run(const TuneOptions& options, const RunHooks& hooks, MpiChannel& channel,
                         TerminationSignals& signals, const std::string& host,
                         const DeviceBinding& binding, int world_size, bool& members_released) {
     const std::int64_t started_unix = unix_seconds_now();
@@ -235,15 +238,20 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     start.journal->flush();
 
     supervisor::Supervisor local(supervisor_config(options, 0, binding, true));
+    LocalMeasuringRank local_rank(local);
+    std::vector<std::unique_ptr<MpiMeasuringRank>> members;
     CoordinatorContext context;
+    context.ranks.push_back(&local_rank);
+    for (int rank = 1; rank < world_size; ++rank) {
+        members.push_back(std::make_unique<MpiMeasuringRank>(channel, rank));
+        context.ranks.push_back(members.back().get());
+    }
     context.options = &options;
     context.device = device;
     context.header = &start.header;
     context.journal = &*start.journal;
-    context.local = &local;
     context.signals = &signals;
-    context.channel = &channel;
-    context.world_size = world_size;
+    context.hooks = hooks;
     context.local_host = host;
     context.local_binding = binding.reason;
     context.on_checkpoint = [&] { (void)write_evidence(options, start.header); };
@@ -317,8 +325,11 @@ ExitCode coordinate_run(const TuneOptions& options, MpiChannel& channel,
     // Results that arrive while the members are released are journaled: the archive,
     // written after them, holds them too.
     members_released = true;
-    if (!coordinator->release_members(to_int(code)))
-        abort_every_rank(code, "some rank did not acknowledge the stop");
+    const bool all_acknowledged = release_measuring_members(
+        channel, world_size, to_int(code),
+        [&](const supervisor::CandidateMeasured& late) { coordinator->record_late_result(late); });
+    start.journal->flush();
+    if (!all_acknowledged) abort_every_rank(code, "some rank did not acknowledge the stop");
     start.journal->append(evidence::SessionEndedRecord{unix_seconds_now(), to_int(code)});
     start.journal->sync();
     coordinator.reset();
@@ -351,11 +362,12 @@ std::optional<ExitCode> refuse_bad_paths(const TuneOptions& options, int rank) {
     return ExitCode::bad_input;
 }
 
-ExitCode run_rank0(const TuneOptions& options, MpiChannel& channel, TerminationSignals& signals,
-                   const std::string& host, const DeviceBinding& binding, int world_size) {
+ExitCode run_rank0(const TuneOptions& options, const RunHooks& hooks, MpiChannel& channel,
+                   TerminationSignals& signals, const std::string& host,
+                   const DeviceBinding& binding, int world_size) {
     bool members_released = false;
     try {
-        return coordinate_run(options, channel, signals, host, binding, world_size,
+        return coordinate_run(options, hooks, channel, signals, host, binding, world_size,
                               members_released);
     } catch (const std::exception& error) {
         // The other ranks wait for rank 0's word: without it they would wait forever.
@@ -390,7 +402,7 @@ ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
 
 }  // namespace
 
-ExitCode run_tune(const TuneOptions& options) {
+ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks) {
     if (options.backend == worker::BackendKind::gpu && gpu_backend_compiled() == "NONE") {
         throw NotAvailableError(
             "--backend gpu: this build has no GPU backend (configure with "
@@ -411,7 +423,7 @@ ExitCode run_tune(const TuneOptions& options) {
     }
     const std::string host = processor_name();
     log_binding(options, 0, host, binding);
-    return run_rank0(options, channel, signals, host, binding, size);
+    return run_rank0(options, hooks, channel, signals, host, binding, size);
 }
 
 }  // namespace fhmoe::cluster

@@ -11,6 +11,7 @@
 #include "evidence/hdf5_table.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
+#include "fhmoe/evidence/archive_reader.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
 
 namespace fhmoe::evidence {

@@ -28,6 +28,7 @@
 #include "fhmoe/error.hpp"
 #include "fhmoe/evidence/archive.hpp"
 #include "fhmoe/evidence/archive_builder.hpp"
+#include "fhmoe/evidence/archive_writer.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
 
 namespace fhmoe::evidence {

@@ -1,6 +1,6 @@
 #include <optional>
 
-#include "fhmoe/supervisor/supervisor.hpp"
+#include "fhmoe/supervisor/run_blocking.hpp"
 
 namespace fhmoe::supervisor {
 

@@ -13,6 +13,7 @@
 
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/catalogue.hpp"
+#include "fhmoe/supervisor/run_blocking.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "support/small_shape.hpp"
 

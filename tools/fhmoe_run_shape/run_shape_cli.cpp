@@ -17,6 +17,7 @@
 #include "fhmoe/family/fhmoe_policy.hpp"
 #include "fhmoe/family/legality.hpp"
 #include "fhmoe/family/shape.hpp"
+#include "fhmoe/supervisor/run_blocking.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "fhmoe/tuning/policy.hpp"
 #include "fhmoe/worker/backend_kind.hpp"

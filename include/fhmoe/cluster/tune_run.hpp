@@ -4,6 +4,7 @@
 // coordinates, decides and writes; every other rank measures what it is given. Typed errors
 // escape to the main, which maps them to exit codes.
 
+#include "fhmoe/cluster/run_hooks.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/exit_code.hpp"
@@ -16,6 +17,7 @@ public:
     using Error::Error;
 };
 
-ExitCode run_tune(const TuneOptions& options);
+// `hooks` are for tests (run_hooks.hpp).
+ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks = {});
 
 }  // namespace fhmoe::cluster

@@ -78,10 +78,4 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
-// Blocking conveniences built on the state machine (the CLI and tests): run one chunk or
-// race to completion, handing every event to on_event as it happens.
-using EventSink = std::function<void(const Event&)>;
-void run_chunk(Supervisor& supervisor, Chunk chunk, const EventSink& on_event);
-RaceDone run_race(Supervisor& supervisor, Race race, const EventSink& on_event);
-
 }  // namespace fhmoe::supervisor

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <string>
 
-#include "fhmoe/evidence/journal.hpp"
+#include "fhmoe/evidence/journal_reader.hpp"
 #include "fhmoe/wire/bytes.hpp"
 #include "fhmoe/wire/frame.hpp"
 

@@ -4,7 +4,7 @@
 #include <string>
 #include <type_traits>
 
-#include "fhmoe/evidence/journal.hpp"
+#include "fhmoe/evidence/journal_records.hpp"
 #include "fhmoe/wire/bytes.hpp"
 #include "fhmoe/wire/frame.hpp"
 #include "fhmoe/wire/record_codec.hpp"

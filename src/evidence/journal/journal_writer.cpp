@@ -10,7 +10,8 @@
 #include <string>
 #include <utility>
 
-#include "fhmoe/evidence/journal.hpp"
+#include "fhmoe/evidence/journal_reader.hpp"
+#include "fhmoe/evidence/journal_writer.hpp"
 
 namespace fhmoe::evidence {
 namespace {
