@@ -146,7 +146,7 @@ TEST(SummarizeRace, RejectsInconsistentRaces) {
 
 ContenderSummary summary(CandidateId candidate, double mean_us, bool is_incumbent = false,
                          Status status = Status::ok) {
-    ContenderSummary result{std::move(candidate), is_incumbent, status, TimingStats{}};
+    ContenderSummary result{std::move(candidate), is_incumbent, status, TimingStats{}, std::nullopt};
     result.over_rounds.mean_us = mean_us;
     return result;
 }
