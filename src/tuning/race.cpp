@@ -107,7 +107,8 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
     for (std::size_t index = 0; index < contenders.size(); ++index) {
         ContenderSummary& summary = race.contenders[index];
         if (summary.status != Status::ok || summary.is_incumbent) continue;
-        summary.versus_incumbent = compare_paired(incumbent_rounds, contenders[index].round_means_us);
+        summary.versus_incumbent =
+            compare_paired(incumbent_rounds, contenders[index].round_means_us);
     }
     race.challenger = best_paired(race.contenders);
     race.alpha_per_finalist =
@@ -129,13 +130,13 @@ std::optional<GateDecision> gate_race(const RaceSummary& race, const PromotionPo
     if (challenger.versus_incumbent) {
         const PairedComparison& paired = *challenger.versus_incumbent;
         char text[160];
-        std::snprintf(text, sizeof text,
-                      "; paired over %zu rounds, one-sided t test at %.4g (%.4g / %zu finalists), "
-                      "t %.3f",
-                      paired.rounds, race.alpha_per_finalist, policy.false_promotion_rate,
-                      race.compared_finalists,
-                      student_t_quantile(1.0 - race.alpha_per_finalist,
-                                         static_cast<int>(paired.rounds) - 1));
+        std::snprintf(
+            text, sizeof text,
+            "; paired over %zu rounds, one-sided t test at %.4g (%.4g / %zu finalists), "
+            "t %.3f",
+            paired.rounds, race.alpha_per_finalist, policy.false_promotion_rate,
+            race.compared_finalists,
+            student_t_quantile(1.0 - race.alpha_per_finalist, static_cast<int>(paired.rounds) - 1));
         decision.reason += text;
     }
     return decision;

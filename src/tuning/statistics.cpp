@@ -109,8 +109,8 @@ double beta_continued_fraction(double a, double b, double x) {
 double regularized_incomplete_beta(double a, double b, double x) {
     if (x <= 0.0) return 0.0;
     if (x >= 1.0) return 1.0;
-    const double log_front = std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) +
-                             a * std::log(x) + b * std::log1p(-x);
+    const double log_front =
+        std::lgamma(a + b) - std::lgamma(a) - std::lgamma(b) + a * std::log(x) + b * std::log1p(-x);
     const double front = std::exp(log_front);
     if (x < (a + 1.0) / (a + b + 2.0)) return front * beta_continued_fraction(a, b, x) / a;
     return 1.0 - front * beta_continued_fraction(b, a, 1.0 - x) / b;
@@ -152,8 +152,8 @@ double student_t_quantile(double p, int dof) {
     if (p == 0.5) return 0.0;
     // Symmetric: invert the upper half and mirror, so both tails get the same precision.
     const double upper = std::max(p, 1.0 - p);
-    const double t = invert_increasing([dof](double x) { return student_t_cdf(x, dof); }, upper,
-                                       0.0, 8.0);
+    const double t =
+        invert_increasing([dof](double x) { return student_t_cdf(x, dof); }, upper, 0.0, 8.0);
     return p > 0.5 ? t : -t;
 }
 
