@@ -49,7 +49,7 @@ constexpr int kFinalists = 2;
 // race's paired noise floors were 13-40% under load (load average 5-7 on the 2 cores); with
 // 31 rounds of 2 iterations they were 2.9-15.5% in 18 runs at 1, 2 and 4 ranks (2026-12-02,
 // load average 3-7 from other jobs: np1 5.3 5.3 13.5 9.9 10.8 8.6, np2 2.9 13.6 12.6 10.8
-// 8.8 11.3, np4 3.8 5.1 13.8 15.5 10.7 11.7), against margins of 55-70%: at least 4.5 floors
+// 8.8 11.3, np4 3.8 5.1 13.8 15.5 10.7 11.7), against margins of 55-70%: at least 4.4 floors
 // (3.6 needed). The unpaired rule of before had floors of 0.4-2.5% on a quiet machine and
 // once 15% under load, against a 65% margin and the 5 of its floors it needed.
 constexpr int kIters = 2;
