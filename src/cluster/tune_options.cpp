@@ -96,7 +96,10 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<std::string>()->default_value(text(defaults.promotion.min_improvement_pct)))(
         "finalists", "best candidates (relative to the incumbent) that reach the race",
         cxxopts::value<std::string>()->default_value(text(defaults.finalist.finalists)))(
-        "rounds", "interleaved race rounds (>= 2)",
+        "rounds",
+        "interleaved race rounds (>= 2); more rounds, more power: at 5 rounds a true 5% win "
+        "is promoted ~100% / 60% / 8% of the time at a round CV of 1 / 2 / 5%, at 9 rounds "
+        "~100% / 99.8% / 32% (docs/performance.md)",
         cxxopts::value<std::string>()->default_value(text(defaults.finalist.rounds)))(
         "false_promotion_rate",
         "the gate's one-sided error rate: when no finalist is truly faster than the incumbent, "
