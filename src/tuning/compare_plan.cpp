@@ -3,6 +3,8 @@
 #include <limits>
 #include <set>
 
+#include "fhmoe/tuning/statistics.hpp"
+
 namespace fhmoe::tuning {
 
 std::string_view to_string(UpdateReason reason) noexcept {
@@ -26,8 +28,11 @@ std::optional<Measured> find(const Map& measurements, const std::string& key) {
 double noise_of(const std::optional<Measured>& pre, const std::optional<Measured>& post,
                 const PromotionPolicy& policy) {
     if (!pre || !post || pre->status != Status::ok || post->status != Status::ok) return 0.0;
+    // Two independent measurements of many iterations each: a one-sided normal critical
+    // value at the policy's false-promotion rate. (One shape per comparison: no finalists
+    // to correct for.)
     return noise_floor_pct(pre->mean_us, pre->stderr_us, post->stderr_us,
-                           policy.noise_floor_sigmas);
+                           normal_quantile(1.0 - policy.false_promotion_rate));
 }
 
 CompareRow plan_row(const std::string& key, const std::optional<Measured>& pre,

@@ -31,6 +31,21 @@ double noise_floor_pct(double incumbent_mean_us, double incumbent_stderr_us,
     return sigmas * combined / incumbent_mean_us * 100.0;
 }
 
+double paired_noise_floor_pct(const PairedComparison& paired, double alpha) {
+    FHMOE_CHECK(alpha > 0.0 && alpha < 1.0, "alpha " + std::to_string(alpha) + " outside (0, 1)");
+    FHMOE_CHECK(paired.rounds >= 2, "noise floor of fewer than 2 paired rounds");
+    const double t = student_t_quantile(1.0 - alpha, static_cast<int>(paired.rounds) - 1);
+    return -std::expm1(-t * paired.stderr_log_ratio) * 100.0;
+}
+
+double promotion_bar_pct(const PromotionPolicy& policy, double noise_pct) {
+    if (!policy.lower_bound_gate) return std::max(policy.min_improvement_pct, noise_pct);
+    // 100 * (1 - (1 - min/100) * (1 - noise/100)), expanded so that a zero floor gives min
+    // exactly.
+    const double minimum = policy.min_improvement_pct;
+    return minimum + noise_pct - minimum * noise_pct / 100.0;
+}
+
 namespace {
 
 std::string percent(double value) {
@@ -43,14 +58,14 @@ std::string percent(double value) {
 
 GateDecision gate_against_incumbent(const std::optional<Measured>& incumbent,
                                     const Measured& challenger, const PromotionPolicy& policy,
-                                    double noise_pct) {
+                                    double noise_pct, std::optional<double> paired_margin_pct) {
     FHMOE_CHECK(noise_pct >= 0.0, "noise_pct " + std::to_string(noise_pct) + " is not >= 0");
     check_measured(challenger, "challenger");
     if (incumbent) check_measured(*incumbent, "incumbent");
 
     GateDecision decision;
     decision.noise_floor_pct = noise_pct;
-    decision.bar_pct = std::max(policy.min_improvement_pct, noise_pct);
+    decision.bar_pct = promotion_bar_pct(policy, noise_pct);
 
     if (challenger.status != Status::ok) {
         decision.verdict = Verdict::retain;
@@ -69,12 +84,14 @@ GateDecision gate_against_incumbent(const std::optional<Measured>& incumbent,
                           "': any ok challenger replaces it";
         return decision;
     }
-    const double margin = improvement_pct(incumbent->mean_us, challenger.mean_us);
+    const double margin =
+        paired_margin_pct.value_or(improvement_pct(incumbent->mean_us, challenger.mean_us));
     decision.margin_pct = margin;
     const bool promote = meets_bar(margin, decision.bar_pct);
     decision.verdict = promote ? Verdict::promote : Verdict::retain;
     decision.reason = "margin " + percent(margin) + (promote ? " meets" : " is below") +
-                      " the bar " + percent(decision.bar_pct) + " (min_improvement " +
+                      " the bar " + percent(decision.bar_pct) + " (" +
+                      (policy.lower_bound_gate ? "lower bound: " : "") + "min_improvement " +
                       percent(policy.min_improvement_pct) + ", noise floor " + percent(noise_pct) +
                       ")";
     return decision;

@@ -21,7 +21,8 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"rotate_inputs", m.rotate_inputs ? 1.0 : 0.0},
         {"batch", static_cast<double>(policy.run.batch), false},
         {"min_improvement_pct", policy.promotion.min_improvement_pct},
-        {"noise_floor_sigmas", policy.promotion.noise_floor_sigmas},
+        {"false_promotion_rate", policy.promotion.false_promotion_rate},
+        {"lower_bound_gate", policy.promotion.lower_bound_gate ? 1.0 : 0.0},
         {"finalists", static_cast<double>(policy.finalist.finalists)},
         {"rounds", static_cast<double>(policy.finalist.rounds)},
     };
@@ -89,8 +90,11 @@ void validate(const TuningPolicy& policy) {
     require_at_least(policy.run.batch, 1, "run.batch", "--batch");
     require_finite_at_least(policy.promotion.min_improvement_pct, 0.0,
                             "promotion.min_improvement_pct", "--min_improvement_pct");
-    require_finite_at_least(policy.promotion.noise_floor_sigmas, 0.0,
-                            "promotion.noise_floor_sigmas", "--noise_floor_sigmas");
+    const double rate = policy.promotion.false_promotion_rate;
+    if (!(rate > 0.0 && rate <= 0.5)) {
+        throw PolicyError("promotion.false_promotion_rate", "--false_promotion_rate",
+                          "must be within (0, 0.5], " + got(rate));
+    }
     require_at_least(policy.finalist.finalists, 1, "finalist.finalists", "--finalists");
     require_at_least(policy.finalist.rounds, 2, "finalist.rounds", "--rounds");
 }

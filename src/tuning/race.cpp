@@ -1,5 +1,6 @@
 #include "fhmoe/tuning/race.hpp"
 
+#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -26,6 +27,23 @@ bool faster(const ContenderSummary& a, const ContenderSummary& b) {
     }
     if (a.is_incumbent != b.is_incumbent) return a.is_incumbent;
     return a.candidate.key() < b.candidate.key();
+}
+
+// Larger paired margin first; ties (equal margins) as `faster`.
+bool paired_better(const ContenderSummary& a, const ContenderSummary& b) {
+    const double margin_a = a.versus_incumbent->mean_log_ratio;
+    const double margin_b = b.versus_incumbent->mean_log_ratio;
+    if (margin_a != margin_b) return margin_a > margin_b;
+    return faster(a, b);
+}
+
+std::optional<std::size_t> best_paired(const std::vector<ContenderSummary>& contenders) {
+    std::optional<std::size_t> best;
+    for (std::size_t index = 0; index < contenders.size(); ++index) {
+        if (!contenders[index].versus_incumbent) continue;
+        if (!best || paired_better(contenders[index], contenders[*best])) best = index;
+    }
+    return best;
 }
 
 std::optional<std::size_t> fastest_ok(const std::vector<ContenderSummary>& contenders,
@@ -58,7 +76,7 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
     for (std::size_t index = 0; index < contenders.size(); ++index) {
         const RaceContender& contender = contenders[index];
         ContenderSummary summary{contender.candidate, contender.is_incumbent, contender.status,
-                                 TimingStats{}};
+                                 TimingStats{}, std::nullopt};
         if (contender.is_incumbent) {
             FHMOE_CHECK(!race.incumbent, "more than one race contender is the incumbent");
             race.incumbent = index;
@@ -76,14 +94,27 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
         race.contenders.push_back(std::move(summary));
     }
     race.winner = choose_race_winner(race.contenders);
-    race.challenger = fastest_ok(race.contenders, false);
-    if (race.incumbent && race.challenger &&
-        race.contenders[*race.incumbent].status == Status::ok) {
-        const TimingStats& incumbent = race.contenders[*race.incumbent].over_rounds;
-        const TimingStats& challenger = race.contenders[*race.challenger].over_rounds;
-        race.noise_pct = noise_floor_pct(incumbent.mean_us, incumbent.stderr_us,
-                                         challenger.stderr_us, policy.noise_floor_sigmas);
+    for (const ContenderSummary& contender : race.contenders) {
+        if (contender.status == Status::ok && !contender.is_incumbent) ++race.compared_finalists;
     }
+    const bool incumbent_ok =
+        race.incumbent && race.contenders[*race.incumbent].status == Status::ok;
+    if (!incumbent_ok || race.compared_finalists == 0) {
+        race.challenger = fastest_ok(race.contenders, false);
+        return race;
+    }
+    const std::vector<double>& incumbent_rounds = contenders[*race.incumbent].round_means_us;
+    for (std::size_t index = 0; index < contenders.size(); ++index) {
+        ContenderSummary& summary = race.contenders[index];
+        if (summary.status != Status::ok || summary.is_incumbent) continue;
+        summary.versus_incumbent =
+            compare_paired(incumbent_rounds, contenders[index].round_means_us);
+    }
+    race.challenger = best_paired(race.contenders);
+    race.alpha_per_finalist =
+        policy.false_promotion_rate / static_cast<double>(race.compared_finalists);
+    race.noise_pct = paired_noise_floor_pct(*race.contenders[*race.challenger].versus_incumbent,
+                                            race.alpha_per_finalist);
     return race;
 }
 
@@ -91,8 +122,24 @@ std::optional<GateDecision> gate_race(const RaceSummary& race, const PromotionPo
     if (!race.challenger) return std::nullopt;
     std::optional<Measured> incumbent;
     if (race.incumbent) incumbent = measured_of(race.contenders[*race.incumbent]);
-    return gate_against_incumbent(incumbent, measured_of(race.contenders[*race.challenger]), policy,
-                                  race.noise_pct.value_or(0.0));
+    const ContenderSummary& challenger = race.contenders[*race.challenger];
+    std::optional<double> paired_margin;
+    if (challenger.versus_incumbent) paired_margin = challenger.versus_incumbent->margin_pct;
+    GateDecision decision = gate_against_incumbent(incumbent, measured_of(challenger), policy,
+                                                   race.noise_pct.value_or(0.0), paired_margin);
+    if (challenger.versus_incumbent) {
+        const PairedComparison& paired = *challenger.versus_incumbent;
+        char text[160];
+        std::snprintf(
+            text, sizeof text,
+            "; paired over %zu rounds, one-sided t test at %.4g (%.4g / %zu finalists), "
+            "t %.3f",
+            paired.rounds, race.alpha_per_finalist, policy.false_promotion_rate,
+            race.compared_finalists,
+            student_t_quantile(1.0 - race.alpha_per_finalist, static_cast<int>(paired.rounds) - 1));
+        decision.reason += text;
+    }
+    return decision;
 }
 
 }  // namespace fhmoe::tuning

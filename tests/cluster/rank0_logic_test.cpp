@@ -264,6 +264,34 @@ TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides
     EXPECT_EQ(decision.published_candidate, planned.candidates[4]);
 }
 
+// Load on the racing device slows every contender of a round alike (here by up to 60%): the
+// decision compares the contenders round by round, so a finalist 5% faster in every round is
+// a 5% win with no noise, not a win lost in a noise floor of tens of percent.
+TEST(ShapeDecision, TheRaceIsComparedRoundByRoundSoSharedLoadCancels) {
+    const auto planned = planned_shape(16, 3);  // indexes 0..1, incumbent 2
+    const ShapeProgress shape = complete_shape(
+        planned, {{0, {Status::ok, 9.5}}, {1, {Status::ok, 12.0}}, {2, {Status::ok, 10.0}}});
+    tuning::FinalistPolicy finalists;
+    finalists.finalists = 1;
+    const auto lineup = std::get<RaceLineup>(
+        plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), finalists));
+    ASSERT_EQ(lineup.contenders.size(), 2U);
+    evidence::RaceOutcomeRecord race = race_of(lineup, {{0, 9.5}, {2, 10.0}}, shape.incumbent_id());
+    const std::vector<double> load = {1.0, 1.6, 0.8};
+    for (auto& contender : race.contenders) {
+        for (std::size_t round = 0; round < load.size(); ++round) {
+            for (double& sample : contender.samples_us[round]) sample *= load[round];
+        }
+    }
+    const auto decision =
+        decide_from_race(planned, *shape.complete(), race, tuning::PromotionPolicy{});
+    EXPECT_EQ(decision.kind, evidence::DecisionKind::promote) << decision.reason;
+    ASSERT_TRUE(decision.margin_pct);
+    EXPECT_NEAR(*decision.margin_pct, 5.0, 0.1);
+    EXPECT_LT(decision.noise_floor_pct, 1.0);
+    EXPECT_NE(decision.reason.find("paired over 3 rounds"), std::string::npos) << decision.reason;
+}
+
 TEST(ShapeDecision, ARetainedIncumbentFromATunedRowKeepsItsRow) {
     const auto planned = planned_shape(16, 3, /*from_tuned_row=*/true);
     const ShapeProgress shape = complete_shape(

@@ -114,7 +114,7 @@ TEST(TuneOptions, InconsistentOrBadFlagsAreUsageErrors) {
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rounds", "1"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--iters", "0"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rtol=-1"}), UsageError);
-    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--noise_floor_sigmas=nan"}), UsageError);
+    EXPECT_THROW(parse({"-i", "a", "-o", "b", "--false_promotion_rate=nan"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--rotate_inputs=maybe"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--inject-fault", "explode@3"}), UsageError);
     EXPECT_THROW(parse({"-i", "a", "-o", "b", "--chunk", "0"}), UsageError);
@@ -223,7 +223,8 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--atol",
                              "--max_cosine_distance",
                              "--rotate_inputs",
-                             "--noise_floor_sigmas",
+                             "--false_promotion_rate",
+                             "--lower_bound_gate",
                              "--seed",
                              "--chunk",
                              "--inject-fault",

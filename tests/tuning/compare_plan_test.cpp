@@ -7,6 +7,7 @@
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/tuning/compare_plan.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 
 namespace fhmoe::tuning {
 namespace {
@@ -138,10 +139,11 @@ TEST(ComparePlan, AgreesWithTheGateOnEveryPair) {
         const Measured pre = draw();
         const Measured post = draw();
         const CompareRow row = only_row({{"k", pre}}, {{"k", post}});
-        const double noise = pre.status == Status::ok && post.status == Status::ok
-                                 ? noise_floor_pct(pre.mean_us, pre.stderr_us, post.stderr_us,
-                                                   policy.noise_floor_sigmas)
-                                 : 0.0;
+        const double noise =
+            pre.status == Status::ok && post.status == Status::ok
+                ? noise_floor_pct(pre.mean_us, pre.stderr_us, post.stderr_us,
+                                  normal_quantile(1.0 - policy.false_promotion_rate))
+                : 0.0;
         const GateDecision gate = gate_against_incumbent(pre, post, policy, noise);
         EXPECT_EQ(row.update, gate.verdict == Verdict::promote) << "trial " << trial;
     }

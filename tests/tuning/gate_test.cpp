@@ -128,9 +128,9 @@ TEST(Gate, RejectsBrokenInputs) {
     EXPECT_THROW(gate_against_incumbent(ok(100.0, nan), ok(90.0), policy, 0.0), InternalError);
 }
 
-TEST(NoiseFloor, IsTwoCombinedStandardErrorsInPercentOfTheIncumbent) {
+TEST(NoiseFloor, IsSigmasCombinedStandardErrorsInPercentOfTheIncumbent) {
     // 2 * sqrt(3^2 + 4^2) = 10 us, of a 200 us incumbent: 5%.
-    EXPECT_DOUBLE_EQ(noise_floor_pct(200.0, 3.0, 4.0, policy.noise_floor_sigmas), 5.0);
+    EXPECT_DOUBLE_EQ(noise_floor_pct(200.0, 3.0, 4.0, 2.0), 5.0);
     EXPECT_DOUBLE_EQ(noise_floor_pct(200.0, 0.0, 0.0, 2.0), 0.0);
     EXPECT_DOUBLE_EQ(noise_floor_pct(100.0, 1.0, 0.0, 3.0), 3.0);
 }
@@ -139,6 +139,73 @@ TEST(NoiseFloor, RejectsNonPositiveMeanAndNegativeErrors) {
     EXPECT_THROW(noise_floor_pct(0.0, 1.0, 1.0, 2.0), InternalError);
     EXPECT_THROW(noise_floor_pct(100.0, -1.0, 1.0, 2.0), InternalError);
     EXPECT_THROW(noise_floor_pct(100.0, 1.0, -1.0, 2.0), InternalError);
+}
+
+PairedComparison paired(std::size_t rounds, double mean_log_ratio, double stderr_log_ratio) {
+    PairedComparison result;
+    result.rounds = rounds;
+    result.mean_log_ratio = mean_log_ratio;
+    result.stderr_log_ratio = stderr_log_ratio;
+    result.stddev_log_ratio = stderr_log_ratio * std::sqrt(static_cast<double>(rounds));
+    result.margin_pct = -std::expm1(-mean_log_ratio) * 100.0;
+    return result;
+}
+
+TEST(PairedNoiseFloor, IsTheTCriticalValueTimesTheStandardErrorOnTheRatioScale) {
+    // t(0.95, 4 dof) = 2.131847 (any t table): 2.131847 * 0.01 = 0.02131847 in log ratio.
+    EXPECT_NEAR(paired_noise_floor_pct(paired(5, 0.0, 0.01), 0.05),
+                (1.0 - std::exp(-0.02131847)) * 100.0, 1e-5);
+    // More rounds, same standard error: a smaller quantile (t(0.95, 8 dof) = 1.859548).
+    EXPECT_NEAR(paired_noise_floor_pct(paired(9, 0.0, 0.01), 0.05),
+                (1.0 - std::exp(-0.01859548)) * 100.0, 1e-5);
+    // A smaller level, a larger floor; no spread, no floor.
+    EXPECT_GT(paired_noise_floor_pct(paired(5, 0.0, 0.01), 0.01),
+              paired_noise_floor_pct(paired(5, 0.0, 0.01), 0.05));
+    EXPECT_DOUBLE_EQ(paired_noise_floor_pct(paired(5, 0.1, 0.0), 0.01), 0.0);
+    EXPECT_THROW(paired_noise_floor_pct(paired(5, 0.0, 0.01), 0.0), InternalError);
+    EXPECT_THROW(paired_noise_floor_pct(paired(1, 0.0, 0.01), 0.05), InternalError);
+}
+
+// A margin at the noise floor is exactly a rejection at the test's level: the floor and the
+// one-sided p-value describe the same test.
+TEST(PairedNoiseFloor, AMarginAtTheFloorHasAPValueOfTheLevel) {
+    for (const std::size_t rounds : {2U, 3U, 5U, 9U, 30U}) {
+        for (const double alpha : {0.05, 0.01, 0.0025}) {
+            const double floor_pct = paired_noise_floor_pct(paired(rounds, 0.0, 0.02), alpha);
+            const double log_ratio = -std::log1p(-floor_pct / 100.0);
+            EXPECT_NEAR(one_sided_p_value(paired(rounds, log_ratio, 0.02)), alpha, 1e-9)
+                << rounds << " rounds at " << alpha;
+        }
+    }
+}
+
+TEST(PromotionBar, IsTheLargerOfMinimumAndNoiseByDefault) {
+    EXPECT_DOUBLE_EQ(promotion_bar_pct(policy, 1.0), 3.0);
+    EXPECT_DOUBLE_EQ(promotion_bar_pct(policy, 4.5), 4.5);
+}
+
+TEST(PromotionBar, WithTheLowerBoundGateIsTheMarginWhoseLowerBoundIsTheMinimum) {
+    PromotionPolicy lower_bound = policy;
+    lower_bound.lower_bound_gate = true;
+    // 1 - (1 - 0.03) * (1 - 0.02) = 0.0494: 3% on top of what remains after the 2% floor.
+    EXPECT_NEAR(promotion_bar_pct(lower_bound, 2.0), 4.94, 1e-12);
+    EXPECT_DOUBLE_EQ(promotion_bar_pct(lower_bound, 0.0), 3.0);
+    const GateDecision near_bar = gate_against_incumbent(ok(100.0), ok(96.0), lower_bound, 2.0);
+    EXPECT_EQ(near_bar.verdict, Verdict::retain);
+    EXPECT_NEAR(near_bar.bar_pct, 4.94, 1e-12);
+    EXPECT_TRUE(contains(near_bar.reason, "lower bound")) << near_bar.reason;
+    EXPECT_EQ(gate_against_incumbent(ok(100.0), ok(96.0), policy, 2.0).verdict, Verdict::promote);
+    EXPECT_EQ(gate_against_incumbent(ok(100.0), ok(95.0), lower_bound, 2.0).verdict,
+              Verdict::promote);
+}
+
+TEST(Gate, APairedMarginReplacesTheRatioOfTheMeans) {
+    // Means 100 vs 99 (1%), but the rounds, compared one by one, say 5%.
+    const GateDecision decision = gate_against_incumbent(ok(100.0), ok(99.0), policy, 1.0, 5.0);
+    EXPECT_EQ(decision.verdict, Verdict::promote);
+    EXPECT_DOUBLE_EQ(decision.margin_pct.value(), 5.0);
+    const GateDecision without = gate_against_incumbent(ok(100.0), ok(99.0), policy, 1.0);
+    EXPECT_EQ(without.verdict, Verdict::retain);
 }
 
 TEST(Verdict, HasStableNames) {

@@ -22,7 +22,8 @@ TEST(Policy, DefaultsAreTheDesignValues) {
     EXPECT_TRUE(policy.measurement.rotate_inputs);
     EXPECT_EQ(policy.run.batch, 100);
     EXPECT_DOUBLE_EQ(policy.promotion.min_improvement_pct, 3.0);
-    EXPECT_DOUBLE_EQ(policy.promotion.noise_floor_sigmas, 2.0);
+    EXPECT_DOUBLE_EQ(policy.promotion.false_promotion_rate, 0.01);
+    EXPECT_FALSE(policy.promotion.lower_bound_gate);
     EXPECT_EQ(policy.finalist.finalists, 4);
     EXPECT_EQ(policy.finalist.rounds, 5);
     EXPECT_NO_THROW(validate(policy));
@@ -100,8 +101,13 @@ INSTANTIATE_TEST_SUITE_P(
                  "promotion.min_improvement_pct", "--min_improvement_pct"},
         BadValue{"pct_infinite", [](TuningPolicy& p) { p.promotion.min_improvement_pct = inf; },
                  "promotion.min_improvement_pct", "--min_improvement_pct"},
-        BadValue{"sigmas_negative", [](TuningPolicy& p) { p.promotion.noise_floor_sigmas = -2.0; },
-                 "promotion.noise_floor_sigmas", "--noise_floor_sigmas"},
+        BadValue{"rate_zero", [](TuningPolicy& p) { p.promotion.false_promotion_rate = 0.0; },
+                 "promotion.false_promotion_rate", "--false_promotion_rate"},
+        BadValue{"rate_above_half",
+                 [](TuningPolicy& p) { p.promotion.false_promotion_rate = 0.51; },
+                 "promotion.false_promotion_rate", "--false_promotion_rate"},
+        BadValue{"rate_nan", [](TuningPolicy& p) { p.promotion.false_promotion_rate = nan; },
+                 "promotion.false_promotion_rate", "--false_promotion_rate"},
         BadValue{"finalists_zero", [](TuningPolicy& p) { p.finalist.finalists = 0; },
                  "finalist.finalists", "--finalists"},
         BadValue{"rounds_one", [](TuningPolicy& p) { p.finalist.rounds = 1; }, "finalist.rounds",
@@ -117,7 +123,7 @@ TEST(Policy, BoundaryValuesAreAccepted) {
     policy.measurement.atol = 0.0;
     policy.run.batch = 1;
     policy.promotion.min_improvement_pct = 0.0;
-    policy.promotion.noise_floor_sigmas = 0.0;
+    policy.promotion.false_promotion_rate = 0.5;
     policy.finalist.finalists = 1;
     policy.finalist.rounds = 2;
     EXPECT_NO_THROW(validate(policy));
@@ -139,7 +145,8 @@ TEST(Policy, NamedValuesCoverEveryFieldOnce) {
         [](TuningPolicy& p) { p.measurement.rotate_inputs = false; },
         [](TuningPolicy& p) { p.run.batch = 3; },
         [](TuningPolicy& p) { p.promotion.min_improvement_pct = 8.0; },
-        [](TuningPolicy& p) { p.promotion.noise_floor_sigmas = 1.0; },
+        [](TuningPolicy& p) { p.promotion.false_promotion_rate = 0.2; },
+        [](TuningPolicy& p) { p.promotion.lower_bound_gate = true; },
         [](TuningPolicy& p) { p.finalist.finalists = 2; },
         [](TuningPolicy& p) { p.finalist.rounds = 11; },
     };

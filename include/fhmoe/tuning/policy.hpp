@@ -45,9 +45,20 @@ struct PromotionPolicy {
     // --min_improvement_pct: a challenger must be at least this much faster, in percent of
     // the incumbent's time. The gate and --compare --update_improved both read it.
     double min_improvement_pct = 3.0;
-    // --noise_floor_sigmas: the noise floor of the bar is this many combined standard errors
-    // of the two means.
-    double noise_floor_sigmas = 2.0;
+    // --false_promotion_rate: the gate's one-sided significance level, family-wise over the
+    // finalists of a race. When no finalist is truly faster than the incumbent, a race
+    // promotes one with probability at most this (a paired t test per finalist at
+    // false_promotion_rate / finalists, Bonferroni; tuning/race.hpp). The noise floor of the
+    // bar is the t critical value of that test times the standard error of the paired
+    // per-round log-ratios. bench/decision_quality measures the rates the rule reaches.
+    double false_promotion_rate = 0.01;
+    // --lower_bound_gate: promote only when the lower confidence bound of the margin (margin
+    // minus the noise floor) clears min_improvement_pct, so that a challenger whose true gain
+    // is below min_improvement_pct is promoted with probability at most
+    // false_promotion_rate too. Off by default: the default asks for a margin of
+    // max(min_improvement_pct, noise floor), which keeps the power to see a true 5% win at
+    // the price of promoting near-bar gains about half the time (docs/performance.md).
+    bool lower_bound_gate = false;
 };
 
 struct FinalistPolicy {
@@ -94,7 +105,8 @@ private:
 
 // Throws PolicyError for the first nonsensical value: iters < 1, warmup < 0, err_ratio
 // outside [0, 1], negative rtol/atol, a non-positive timeout, batch < 1, a negative or
-// non-finite min_improvement_pct or noise_floor_sigmas, finalists < 1, rounds < 2.
+// non-finite min_improvement_pct, a false_promotion_rate outside (0, 0.5], finalists < 1,
+// rounds < 2.
 void validate(const TuningPolicy& policy);
 
 }  // namespace fhmoe::tuning

@@ -2,9 +2,26 @@
 
 // The finalist race, pure part. The finalists and the incumbent run on one device in R
 // interleaved rounds, the order rotated every round so that no contender always runs first
-// (cold clocks) or last (hot device). Each round gives each contender one mean time; the
-// spread of those round means across rounds is the race's noise, and it sets the gate's
-// noise floor.
+// (cold clocks) or last (hot device). Each round gives each contender one mean time.
+//
+// The analysis is paired: each finalist is compared with the incumbent round by round (the
+// log of incumbent / finalist in the same round, statistics.hpp compare_paired), so noise
+// common to a round (load on the host, clocks, temperature) cancels and only the noise that
+// can fake a win sets the noise floor. The challenger is the finalist with the largest
+// paired margin. Picking the best of m finalists with the very samples that then gate it
+// would promote a finalist that is not truly faster about m times as often as one test
+// would, so each finalist is tested at false_promotion_rate / m (Bonferroni over the
+// finalists that finished the race ok; for the one hypothesis that can lead to a promotion
+// it is Holm's first step). The noise floor is then the one-sided t critical value for the
+// rounds actually run, times the standard error of the paired log-ratios. A fresh
+// confirmation race between the chosen finalist and the incumbent would not pay the 1/m,
+// but it costs a second race per shape and a second phase in the coordinator; the
+// correction costs nothing but some power at few rounds (docs/performance.md has both
+// rules' rates).
+//
+// What the correction does not fix: the challenger's time (and so the published us) is the
+// mean of the samples it was picked on, biased low by the selection among m finalists
+// (under ~1 standard error of a round mean divided by sqrt(rounds) for near-tied finalists).
 
 #include <cstddef>
 #include <optional>
@@ -13,6 +30,7 @@
 #include "fhmoe/tuning/gate.hpp"
 #include "fhmoe/tuning/policy.hpp"
 #include "fhmoe/tuning/result.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 #include "fhmoe/tuning/status.hpp"
 
 namespace fhmoe::tuning {
@@ -33,16 +51,25 @@ struct ContenderSummary {
     bool is_incumbent = false;
     Status status = Status::not_run;
     TimingStats over_rounds;  // summarize_samples of the round means (meaningful when ok)
+    // Round by round against the incumbent: present for an ok finalist when the incumbent
+    // raced ok.
+    std::optional<PairedComparison> versus_incumbent;
 };
 
 struct RaceSummary {
     std::vector<ContenderSummary> contenders;  // in input order
     std::optional<std::size_t> incumbent;      // index of the incumbent, if it raced
     std::optional<std::size_t> winner;         // choose_race_winner
-    std::optional<std::size_t> challenger;     // fastest ok contender that is not the incumbent
-    // Noise floor (PromotionPolicy::noise_floor_sigmas combined standard errors, in percent
-    // of the incumbent's mean) between the challenger and the incumbent: present only when
-    // both are ok.
+    // The ok finalist with the largest paired margin over the incumbent when the incumbent
+    // raced ok (ties to the faster mean, then the smaller key); otherwise the fastest ok
+    // contender that is not the incumbent.
+    std::optional<std::size_t> challenger;
+    // Finalists (ok contenders other than the incumbent) the challenger was picked among,
+    // and the one-sided level each is tested at: false_promotion_rate / compared_finalists.
+    std::size_t compared_finalists = 0;
+    double alpha_per_finalist = 0.0;
+    // paired_noise_floor_pct of the challenger at alpha_per_finalist, in percent: present
+    // only when the challenger and the incumbent are both ok.
     std::optional<double> noise_pct;
 };
 
@@ -56,9 +83,9 @@ std::optional<std::size_t> choose_race_winner(const std::vector<ContenderSummary
 RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
                            const PromotionPolicy& policy);
 
-// The gate applied to the race: the challenger against the incumbent (or against none if
-// the incumbent did not race) with the race's noise floor. None when no challenger is ok:
-// then there is nothing to promote.
+// The gate applied to the race: the challenger's paired margin against the incumbent (or
+// the challenger against none if the incumbent did not race) with the race's noise floor.
+// None when no challenger is ok: then there is nothing to promote.
 std::optional<GateDecision> gate_race(const RaceSummary& race, const PromotionPolicy& policy);
 
 }  // namespace fhmoe::tuning
