@@ -39,8 +39,9 @@ constexpr int kSample = 8;
 // what the run should give, not luck near the boundary. (Before the race was analysed
 // paired the premise was "5 noise floors" of an unpaired 2-sigma floor; a paired floor is
 // t(0.995, 30) = 2.75 standard errors of the per-round log-ratios, and under load it is
-// 3-16%, below.)
-constexpr double kClearMarginPct = 40.0;
+// 3-16%, below.) Which finalist wins is not asserted, and at 4 ranks on 2 cores a weaker
+// one sometimes does: margins of 48-70% measured here (2026-12-02), so "clear" is 30%.
+constexpr double kClearMarginPct = 30.0;
 constexpr double kThresholds = 2.0;
 constexpr int kFinalists = 2;
 // Short rounds, many of them. Under load (other jobs on the 2 cores) a contender's speed
