@@ -84,7 +84,7 @@ __device__ void quantize_x(const FusedRoutingArgs& a, std::int64_t block, int la
     const std::uint8_t code = quantize_mx_fp8_by_lanes(decode_bf16(a.x_bf16[first + lane]), scale);
     const std::int64_t per_row = a.hidden / kMxBlockSize;
     a.a1[mma_code_offset(block / per_row, block % per_row, lane, a.hidden)] = code;
-    if (lane == 0) a.a1_scales[block] = scale;
+    if (lane == 0) a.a1_scales[block] = mx_scale_factor_bf16(scale);
     if (a.a1_values != nullptr) {
         a.a1_values[activation_bf16_index(block / per_row, block % per_row, lane, a.hidden)] =
             mx_fp8_value_as_bf16(code, scale);

@@ -46,15 +46,15 @@ struct MatrixStage1Args {
     int k_waves = 1;
     int k_splits = 1;
     bool fused_fp8_out = true;
-    const std::uint8_t* a1 = nullptr;         // [M + 1 rows][H] mma layout; row M is zeros
-    const std::uint8_t* a1_scales = nullptr;  // [M + 1][H/32]
-    const std::uint8_t* w1 = nullptr;         // FP4, mma layout
+    const std::uint8_t* a1 = nullptr;          // [M + 1 rows][H] mma layout; row M is zeros
+    const std::uint16_t* a1_scales = nullptr;  // [M + 1][H/32] BF16 factors (matrix_layout.hpp)
+    const std::uint8_t* w1 = nullptr;          // FP4, mma layout
     const std::uint8_t* w1_scale = nullptr;
     const std::uint8_t* shared_w1 = nullptr;  // FP8, mma layout
     const std::uint8_t* shared_w1_scale = nullptr;
     std::uint16_t* h_bf16 = nullptr;           // [sorted rows][I], unfused
     std::uint8_t* h_codes = nullptr;           // [sorted rows][I] mma layout, fused
-    std::uint8_t* h_scales = nullptr;          // [sorted rows][I/32], fused
+    std::uint16_t* h_scales = nullptr;         // [sorted rows][I/32] BF16 factors, fused
     const std::uint16_t* a1_values = nullptr;  // large tiles: x as BF16 values, [M + 1][H]
     std::uint16_t* h_values = nullptr;         // fused, stage2 on large tiles: h as BF16 values
     float* partials = nullptr;                 // k_splits > 1: [tile][split][tile_m][tile_n][2]
@@ -70,7 +70,7 @@ struct MatrixStage2Args {
     bool persistent = false;
     std::uint32_t* tile_counter = nullptr;    // persistent: the next tile, zeroed per run
     const std::uint8_t* h_codes = nullptr;    // [sorted rows][I] mma layout
-    const std::uint8_t* h_scales = nullptr;   // [sorted rows][I/32]
+    const std::uint16_t* h_scales = nullptr;  // [sorted rows][I/32] BF16 factors
     const std::uint16_t* h_values = nullptr;  // large tiles: h as BF16 values [rows][I]
     const std::uint8_t* w2 = nullptr;         // FP4, mma layout
     const std::uint8_t* w2_scale = nullptr;
@@ -179,16 +179,23 @@ struct FusedRoutingArgs {
     std::int32_t* block_experts = nullptr;
     std::int32_t* valid_rows = nullptr;
     std::uint8_t* a1 = nullptr;
-    std::uint8_t* a1_scales = nullptr;
+    std::uint16_t* a1_scales = nullptr;  // BF16 factors (gpu/matrix_layout.hpp)
     std::uint16_t* a1_values = nullptr;  // x as BF16 values too, when not null (large tiles)
     std::uint16_t* out_bf16 = nullptr;   // zeroed when not null
 };
 void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream);
 
-// bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales,
-// and with `values_bf16` not null the quantized values as BF16 (gpu/matrix_layout.hpp).
+// bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales as
+// BF16 factors, and with `values_bf16` not null the quantized values as BF16
+// (gpu/matrix_layout.hpp).
 void launch_mxfp8_quant_mma(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
-                            std::uint8_t* codes, std::uint8_t* scales, std::uint16_t* values_bf16,
+                            std::uint8_t* codes, std::uint16_t* scales, std::uint16_t* values_bf16,
                             hipStream_t stream);
+
+// The same codes and scales from the per-lane quantizer (gpu/lane_group_quant.hpp) that fused
+// routing and stage1's epilogue use, row-major: for the bit-for-bit check in tests/gpu.
+void launch_mxfp8_quant_by_lanes(const std::uint16_t* input, std::int64_t rows,
+                                 std::int64_t columns, std::uint8_t* codes, std::uint8_t* scales,
+                                 hipStream_t stream);
 
 }  // namespace fhmoe::kernels::gpu

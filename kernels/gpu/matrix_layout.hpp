@@ -60,6 +60,23 @@ FHMOE_HOST_DEVICE inline int fragment_byte_of(int element_in_lane) {
     return (element_in_lane & 1) * 4 + (element_in_lane >> 1);
 }
 
+// The matrix path keeps its activations' E8M0 scales as BF16 factors, 2^(code - 127) built as
+// code << 7 (code 0, which only all-zero blocks get, is 0; 255, NaN, is infinity): a pair's two
+// blocks are one 32-bit load, each a float in one instruction (a shift or a mask), where
+// decoding an E8M0 byte took two per scale in the K loop. The value the codes decoded to there,
+// so the sums are unchanged; a float factor would take a register more per token column.
+FHMOE_HOST_DEVICE inline std::uint16_t mx_scale_factor_bf16(std::uint8_t code) {
+    return static_cast<std::uint16_t>(code << 7);
+}
+
+// Where element `element` (0..31) of block `block` of row `row` lives in an mma-layout
+// activation matrix (codes) of k columns.
+FHMOE_HOST_DEVICE inline std::int64_t mma_code_offset(std::int64_t row, std::int64_t block,
+                                                      int element, std::int64_t k) {
+    return activation_pair_offset(row, block / 2, k) + (block % 2) * 8 +
+           (element / 8) * kLaneBytes + fragment_byte_of(element % 8);
+}
+
 // Element index of (row, block, element of the block) in a bf16 activation matrix of K columns.
 FHMOE_HOST_DEVICE inline std::int64_t activation_bf16_index(std::int64_t row, std::int64_t block,
                                                             int element, std::int64_t k) {

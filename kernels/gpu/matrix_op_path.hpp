@@ -207,10 +207,10 @@ struct MatrixOpPath {
     int persistent_workgroups = 0;
     SortedRouting sorted;
     DeviceBuffer<std::uint8_t> a1;          // [M + 1][H] mma layout
-    DeviceBuffer<std::uint8_t> a1_scales;   // [M + 1][H/32]
+    DeviceBuffer<std::uint16_t> a1_scales;  // [M + 1][H/32] BF16 factors (matrix_layout.hpp)
     DeviceBuffer<std::uint16_t> h_bf16;     // unfused: [rows][I]
     DeviceBuffer<std::uint8_t> h_codes;     // [rows][I] mma layout
-    DeviceBuffer<std::uint8_t> h_scales;    // [rows][I/32]
+    DeviceBuffer<std::uint16_t> h_scales;   // [rows][I/32] BF16 factors
     DeviceBuffer<std::uint16_t> a1_values;  // large stage1 tiles: x as BF16 values, [M + 1][H]
     DeviceBuffer<std::uint16_t> h_values;   // large stage2 tiles: h as BF16 values, [rows][I]
     DeviceBuffer<std::uint16_t> slot_out;

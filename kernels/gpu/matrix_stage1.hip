@@ -344,7 +344,10 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
         const std::uint8_t code =
             quantize_mx_fp8_by_lanes(staging[r * args.tile_n + b * kMxBlockSize + lane], scale);
         args.h_codes[mma_code_offset(row0 + r, block, lane, s.inter)] = code;
-        if (lane == 0) args.h_scales[(row0 + r) * (s.inter / kMxBlockSize) + block] = scale;
+        if (lane == 0) {
+            args.h_scales[(row0 + r) * (s.inter / kMxBlockSize) + block] =
+                mx_scale_factor_bf16(scale);
+        }
         if (args.h_values != nullptr) {
             args.h_values[activation_bf16_index(row0 + r, block, lane, s.inter)] =
                 mx_fp8_value_as_bf16(code, scale);

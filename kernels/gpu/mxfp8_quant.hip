@@ -38,7 +38,7 @@ constexpr int kElementsPerThread = kMxBlockSize / kThreadsPerBlock;
 
 __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t blocks,
                                         std::int64_t columns, std::uint8_t* codes,
-                                        std::uint8_t* scales, std::uint16_t* values_bf16) {
+                                        std::uint16_t* scales, std::uint16_t* values_bf16) {
     const std::int64_t thread = static_cast<std::int64_t>(blockIdx.x) * kQuantThreads + threadIdx.x;
     const std::int64_t block = thread / kThreadsPerBlock;
     const int quarter = static_cast<int>(thread % kThreadsPerBlock);
@@ -79,7 +79,7 @@ __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t
     for (int i = 0; i < kElementsPerThread; ++i) {
         const int at = fragment_byte_of(i);
         code[at] = e8m0_is_nan(scale) ? kFp8E4m3NanCode
-                                      : encode_fp8_e4m3_scaled(values[i], e8m0_exponent(scale));
+                                      : encode_mx_fp8_element(values[i], e8m0_exponent(scale));
         value[at] = mx_fp8_value_as_bf16(code[at], scale);
     }
     const std::int64_t per_row = columns / kMxBlockSize;
@@ -89,7 +89,7 @@ __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t
     __builtin_memcpy(&packed_codes, code, sizeof packed_codes);
     *reinterpret_cast<uint2*>(
         codes + mma_code_offset(row, in_row, quarter * kElementsPerThread, columns)) = packed_codes;
-    if (quarter == 0) scales[block] = scale;
+    if (quarter == 0) scales[block] = mx_scale_factor_bf16(scale);
     if (values_bf16 != nullptr) {
         uint4 packed_values;
         __builtin_memcpy(&packed_values, value, sizeof packed_values);
@@ -99,10 +99,34 @@ __global__ void quantize_rows_mxfp8_mma(const std::uint16_t* input, std::int64_t
     }
 }
 
+// The per-lane quantizer of fused routing and stage1's epilogue on its own (one warp per
+// block, row-major codes), so that a test can check it against the reference bit for bit.
+__global__ void quantize_rows_mxfp8_by_lanes(const std::uint16_t* input, std::int64_t blocks,
+                                             std::uint8_t* codes, std::uint8_t* scales) {
+    const std::int64_t block =
+        (static_cast<std::int64_t>(blockIdx.x) * kQuantThreads + threadIdx.x) / kMxBlockSize;
+    const int lane = static_cast<int>(threadIdx.x) % kMxBlockSize;
+    if (block >= blocks) return;  // whole blocks of lanes leave together
+    std::uint8_t scale = 0;
+    codes[block * kMxBlockSize + lane] =
+        quantize_mx_fp8_by_lanes(decode_bf16(input[block * kMxBlockSize + lane]), scale);
+    if (lane == 0) scales[block] = scale;
+}
+
 }  // namespace
 
+void launch_mxfp8_quant_by_lanes(const std::uint16_t* input, std::int64_t rows,
+                                 std::int64_t columns, std::uint8_t* codes, std::uint8_t* scales,
+                                 hipStream_t stream) {
+    const std::int64_t threads = rows * columns;
+    const auto grid = static_cast<unsigned>((threads + kQuantThreads - 1) / kQuantThreads);
+    quantize_rows_mxfp8_by_lanes<<<grid, kQuantThreads, 0, stream>>>(input, threads / kMxBlockSize,
+                                                                     codes, scales);
+    FHMOE_GPU_CHECK_LAUNCH();
+}
+
 void launch_mxfp8_quant_mma(const std::uint16_t* input, std::int64_t rows, std::int64_t columns,
-                            std::uint8_t* codes, std::uint8_t* scales, std::uint16_t* values_bf16,
+                            std::uint8_t* codes, std::uint16_t* scales, std::uint16_t* values_bf16,
                             hipStream_t stream) {
     const std::int64_t blocks = rows * columns / kMxBlockSize;
     const std::int64_t per_workgroup = kQuantThreads / kThreadsPerBlock;

@@ -42,6 +42,10 @@ if want tests; then
   CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_op_test" --gtest_brief=1 2>&1 | tee "$out/gpu_op_test.log" \
     | tail -40 || status=1
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+  section "gpu_quantizer_test"
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_quantizer_test" --gtest_brief=1 2>&1 | tee "$out/gpu_quantizer_test.log" \
+    | tail -20 || status=1
+  [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if want faults; then
   section "gpu_fault_matrix_test"
