@@ -9,9 +9,10 @@
 // bits into BF16's 8, FP32's exponent range), so the instructions accumulate straight into
 // FP32 with no per-block scale products: per token group and pair a warp spends 2 shared loads
 // and 4 BF16 instructions, where the small tiles' kernel (gpu/matrix_gemm.hpp) spends ~40; the
-// weight conversion (FP16 bit moves, then FP32 products packed to BF16) is the bulk (Nsight
-// Compute at 2048 DSV4 tokens: 928 M warp instructions for stage1, 1.41 G with 16-row
-// tiles; docs/performance.md). Warps beyond the weight tiles take
+// weight conversion is the bulk (Nsight Compute at 2048 DSV4 tokens: 928 M warp instructions
+// for stage1, 1.41 G with 16-row tiles; docs/performance.md): FP4 words through BF16 byte
+// tables and one BF16 scale multiplication per pair (gpu/mma_fragments.hpp), the FP8 shared
+// expert as FP16 codes times FP32 scales packed to BF16. Warps beyond the weight tiles take
 // other token groups of the same weight tile (more warps to hide latency, no K reduction).
 // NVIDIA only.
 //
@@ -31,7 +32,6 @@ namespace fhmoe::kernels::gpu {
 struct SharedTileOperands {
     const std::uint8_t* weights = nullptr;        // the tile's first pair (FP4) or block (FP8)
     const std::uint8_t* weight_scales = nullptr;  // the tile's first pair of scales
-    float weight_factor = 1.0f;                   // 2^14 for FP4 (their FP16 codes are scaled down)
     const std::uint16_t* activations = nullptr;   // BF16 values, K columns
     std::int64_t k = 0;
     const int* rows = nullptr;  // shared memory: the activation row of each of the tile's rows
@@ -73,14 +73,34 @@ __device__ __forceinline__ void issue_activation_copies(const SharedTileOperands
 // a[block][instruction] as weight_fragments (gpu/matrix_gemm.hpp).
 template <bool kFp4>
 __device__ __forceinline__ void scaled_weight_fragments(const uint4* q, std::uint32_t scales,
-                                                        float weight_factor,
                                                         std::uint32_t (&a)[2][2][4]) {
+    if constexpr (kFp4) {
+#pragma unroll
+        for (int block = 0; block < 2; ++block) {
+            // Each scale byte as a BF16 pair (code << 7 in both halves).
+            const std::uint32_t scale_g = ((scales >> (8 * block)) & 0xFFu) * 0x00800080u;
+            const std::uint32_t scale_g8 = ((scales >> (8 * (2 + block))) & 0xFFu) * 0x00800080u;
+            std::uint32_t row_g[4];
+            std::uint32_t row_g8[4];
+            fp4x8_to_scaled_bf16x8(block == 0 ? q[0].x : q[0].z, scale_g, row_g);
+            fp4x8_to_scaled_bf16x8(block == 0 ? q[0].y : q[0].w, scale_g8, row_g8);
+            a[block][0][0] = row_g[0];
+            a[block][0][1] = row_g8[0];
+            a[block][0][2] = row_g[1];
+            a[block][0][3] = row_g8[1];
+            a[block][1][0] = row_g[2];
+            a[block][1][1] = row_g8[2];
+            a[block][1][2] = row_g[3];
+            a[block][1][3] = row_g8[3];
+        }
+        return;
+    }
     std::uint32_t f16[2][2][4];
     weight_fragments<kFp4>(q, f16);
 #pragma unroll
     for (int block = 0; block < 2; ++block) {
-        const float scale_g = e8m0_float((scales >> (8 * block)) & 0xFF) * weight_factor;
-        const float scale_g8 = e8m0_float((scales >> (8 * (2 + block))) & 0xFF) * weight_factor;
+        const float scale_g = e8m0_float((scales >> (8 * block)) & 0xFF);
+        const float scale_g8 = e8m0_float((scales >> (8 * (2 + block))) & 0xFF);
 #pragma unroll
         for (int instruction = 0; instruction < 2; ++instruction) {
             a[block][instruction][0] = scaled_f16x2_to_bf16x2(f16[block][instruction][0], scale_g);
@@ -129,8 +149,7 @@ __device__ __forceinline__ void accumulate_pairs_shared(float (&acc)[TG][4],
             codes[0] = ring.codes[((slot * P + i) * 2) * 32 + lane];
             if constexpr (!kFp4) codes[1] = ring.codes[((slot * P + i) * 2 + 1) * 32 + lane];
             std::uint32_t a[2][2][4];
-            scaled_weight_fragments<kFp4>(codes, ring.scales[(slot * P + i) * 32 + lane],
-                                          op.weight_factor, a);
+            scaled_weight_fragments<kFp4>(codes, ring.scales[(slot * P + i) * 32 + lane], a);
 #pragma unroll
             for (int block = 0; block < 2; ++block) {
                 const uint4* b = op.activation_ring + ((slot * P + i) * 2 + block) * kTileRows * 4 +

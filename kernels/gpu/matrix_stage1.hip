@@ -188,7 +188,6 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
     const std::int64_t end_pair = (w.split + 1) * pairs / args.k_splits;
 
     SharedTileOperands op;
-    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
     op.activations = args.a1_values;
     op.k = s.hidden;
     op.rows = w.rows;

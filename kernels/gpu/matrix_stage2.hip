@@ -187,7 +187,6 @@ __device__ void stage2_shared_tile_rounds(const MatrixStage2Args& args, const St
     const int kg = warp / warps_n;
 
     SharedTileOperands op;
-    op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
     op.activations = args.h_values;
     op.k = s.inter;
     op.rows = w.rows;
