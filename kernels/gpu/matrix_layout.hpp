@@ -29,7 +29,8 @@
 //   weight scales [matrix][tile][K/64 pairs][8 g][4 B]: row g block 2p, row g block 2p+1,
 //                 row g+8 block 2p, row g+8 block 2p+1.
 //   activations   [row][K/64 pairs][4 t][16 B]: block 2p's elements 8t..8t+7 in the order
-//                 e0 e2 e4 e6 e1 e3 e5 e7, then block 2p+1's; scales stay [row][K/32].
+//                 e0 e2 e4 e6 e1 e3 e5 e7, then block 2p+1's; scales [row][K/32] as BF16
+//                 factors (mx_scale_factor_bf16 below).
 //   bf16 activations (large token tiles, gpu/matrix_shared_gemm.hpp): the MXFP8 values with
 //                 their scales applied, as BF16 (exact), [row][K/32 blocks][4 t][8 elements]
 //                 in the same element order: a lane's 16 bytes are its four B registers of
