@@ -153,7 +153,8 @@ void Coordinator::settle(ShapeProgress& shape) {
     if (complete && shape.race) {
         // A race that finished, even during a stop, decides: its samples are all there.
         record_decision(
-            shape, decide_from_race(planned, *complete, *shape.race, c_.options->policy.promotion));
+            shape, decide_from_race(planned, *complete, *shape.race, c_.options->policy.promotion,
+                                    c_.options->policy.finalist));
         return;
     }
     // A stop leaves what is missing to the resume, which retries it: no decision now.
@@ -171,20 +172,15 @@ void Coordinator::settle(ShapeProgress& shape) {
     if (auto* decision = std::get_if<evidence::ShapeDecision>(&plan)) {
         record_decision(shape, std::move(*decision));
     } else {
-        enqueue_race(shape, std::move(std::get<RaceLineup>(plan).contenders));
+        enqueue_race(shape, std::move(std::get<RaceLineup>(plan)));
     }
 }
 
-void Coordinator::enqueue_race(ShapeProgress& shape,
-                               std::vector<supervisor::PlannedCandidate> contenders) {
-    supervisor::Race race;
+void Coordinator::enqueue_race(ShapeProgress& shape, RaceLineup lineup) {
+    supervisor::Race race = race_for(std::move(lineup), c_.options->policy);
     race.race_id = next_work_id_++;
     race.shape = shape.planned().shape;
     race.seed = c_.options->seed;
-    race.contenders = std::move(contenders);
-    race.rounds = static_cast<std::uint32_t>(c_.options->policy.finalist.rounds);
-    race.measurement = wire::measurement_settings(c_.options->policy.measurement);
-    race.contender_timeout_s = c_.options->policy.measurement.timeout_s;
     spdlog::debug("race {} of {}: {} contenders", race.race_id, shape.key(),
                   race.contenders.size());
     ++shape.outstanding_work;

@@ -22,6 +22,7 @@
 #include "cluster/run_state/progress_reporter.hpp"
 #include "cluster/run_state/race_quiet_rule.hpp"
 #include "cluster/run_state/run_summary.hpp"
+#include "cluster/run_state/shape_decision.hpp"
 #include "cluster/run_state/shape_progress.hpp"
 #include "cluster/run_state/tuned_outputs.hpp"
 #include "cluster/run_state/work_queue.hpp"
@@ -105,7 +106,7 @@ private:
     void plan_missing_work();
     void settle(ShapeProgress& shape);
     void record_decision(ShapeProgress& shape, evidence::ShapeDecision decision);
-    void enqueue_race(ShapeProgress& shape, std::vector<supervisor::PlannedCandidate> contenders);
+    void enqueue_race(ShapeProgress& shape, RaceLineup lineup);
     void dispatch();
     DeviceGroupActivity device_group_activity(int rank) const;
     void assign(int rank, WorkItem item);

@@ -97,14 +97,21 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "finalists", "best candidates (relative to the incumbent) that reach the race",
         cxxopts::value<std::string>()->default_value(text(defaults.finalist.finalists)))(
         "rounds",
-        "interleaved race rounds (>= 2); more rounds, more power: at 5 rounds a true 5% win "
-        "is promoted ~100% / 60% / 8% of the time at a round CV of 1 / 2 / 5%, at 9 rounds "
-        "~100% / 99.8% / 32% (docs/performance.md)",
+        "interleaved race rounds (>= 2) of the race's first batch and of every later one "
+        "(see --max_rounds); a quiet device decides after the first batch",
         cxxopts::value<std::string>()->default_value(text(defaults.finalist.rounds)))(
+        "max_rounds",
+        "cap of the adaptive race (>= --rounds): after every --rounds rounds the race stops "
+        "once its confidence interval clears or excludes the bar, else runs another batch; "
+        "the false_promotion_rate is split over the looks. At the default 40 a true 5% win "
+        "is promoted >= 95% of the time at a round CV of 2% and >= 80% at 5%; "
+        "--max_rounds = --rounds is the fixed race (docs/performance.md)",
+        cxxopts::value<std::string>()->default_value(text(defaults.finalist.max_rounds)))(
         "false_promotion_rate",
         "the gate's one-sided error rate: when no finalist is truly faster than the incumbent, "
         "a race promotes one with at most this probability (paired t test of the per-round "
-        "log-ratios, t quantile for the rounds run, level split over the finalists); "
+        "log-ratios, t quantile for the rounds run, level split evenly over the race's "
+        "looks and its finalists); "
         "bench/decision_quality measures it (docs/performance.md)",
         cxxopts::value<std::string>()->default_value(
             text(defaults.promotion.false_promotion_rate)))(
@@ -307,6 +314,7 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         policy.promotion.min_improvement_pct = flags.number("min_improvement_pct");
         policy.finalist.finalists = flags.integer("finalists");
         policy.finalist.rounds = flags.integer("rounds");
+        policy.finalist.max_rounds = flags.integer("max_rounds");
         try {
             tuning::validate(policy);
         } catch (const tuning::PolicyError& error) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "fhmoe/error.hpp"
+#include "fhmoe/tuning/race.hpp"
 #include "fhmoe/wall_clock.hpp"
 #include "fhmoe/worker/race_order.hpp"
 
@@ -21,17 +23,54 @@ RaceJob::RaceJob(Race race)
       ran_this_round_(race_.contenders.size(), false),
       reruns_(race_.contenders.size(), 0),
       started_unix_ns_(unix_ns_now()) {
+    tuning::FinalistPolicy batches;
+    batches.rounds = static_cast<int>(race_.rounds);
+    batches.max_rounds =
+        race_.adaptive ? static_cast<int>(race_.adaptive->max_rounds) : batches.rounds;
+    looks_ = tuning::race_looks(batches);
+    FHMOE_CHECK(!race_.adaptive || race_.adaptive->incumbent_position < total(),
+                "adaptive race's incumbent position is not a contender");
+    target_rounds_ = static_cast<std::uint32_t>(looks_.front());
     for (const PlannedCandidate& c : race_.contenders) {
         ContenderOutcome outcome;
         outcome.planned_index = c.planned_index;
         outcome.id = c.id;
-        outcome.samples_us.resize(race_.rounds);
+        outcome.samples_us.resize(target_rounds_);
         outcomes_.push_back(std::move(outcome));
     }
     skip_finished_rounds();
 }
 
-bool RaceJob::complete() const { return stopped_early_ || round_ >= race_.rounds; }
+bool RaceJob::complete() const { return stopped_early_ || round_ >= target_rounds_; }
+
+bool RaceJob::at_batch_end() const {
+    return complete() || std::find(looks_.begin(), looks_.end(), round_) != looks_.end();
+}
+
+bool RaceJob::needs_another_batch() const {
+    if (!race_.adaptive || round_ != target_rounds_ || target_rounds_ >= looks_.back()) {
+        return false;
+    }
+    const AdaptiveRounds& adaptive = *race_.adaptive;
+    std::vector<tuning::RaceContender> contenders;
+    for (std::uint32_t p = 0; p < total(); ++p) {
+        tuning::RaceContender contender;
+        contender.candidate = outcomes_[p].id;
+        contender.is_incumbent = p == adaptive.incumbent_position;
+        // Still in the race: ran every round so far. A contender that left has its status
+        // only in done_event; here it simply is not ok.
+        contender.status = left_race_[p] ? tuning::Status::not_run : tuning::Status::ok;
+        if (!left_race_[p])
+            contender.round_means_us = tuning::round_means_of(outcomes_[p].samples_us);
+        contenders.push_back(std::move(contender));
+    }
+    tuning::PromotionPolicy policy;
+    policy.min_improvement_pct = adaptive.min_improvement_pct;
+    policy.false_promotion_rate = adaptive.false_promotion_rate;
+    policy.lower_bound_gate = adaptive.lower_bound_gate;
+    return tuning::race_needs_more_rounds(tuning::summarize_race(contenders, policy, looks_),
+                                          policy);
+}
 
 std::optional<std::uint32_t> RaceJob::in_flight() const {
     if (complete()) return std::nullopt;
@@ -42,11 +81,17 @@ std::optional<std::uint32_t> RaceJob::in_flight() const {
 }
 
 void RaceJob::skip_finished_rounds() {
-    while (round_ < race_.rounds && !in_flight()) {
+    while (round_ < target_rounds_ && !in_flight()) {
         ++round_;
         std::fill(ran_this_round_.begin(), ran_this_round_.end(), false);
         if (std::all_of(left_race_.begin(), left_race_.end(), [](bool left) { return left; })) {
-            round_ = race_.rounds;  // nobody left to race
+            round_ = target_rounds_;  // nobody left to race
+            return;
+        }
+        if (round_ == target_rounds_ && needs_another_batch()) {
+            const auto next = std::upper_bound(looks_.begin(), looks_.end(), round_);
+            target_rounds_ = static_cast<std::uint32_t>(*next);
+            for (ContenderOutcome& outcome : outcomes_) outcome.samples_us.resize(target_rounds_);
         }
     }
 }
@@ -74,7 +119,7 @@ worker::Command RaceJob::next_command() const {
         if (ran_this_round_[p]) run.skip_in_first_round.push_back(p);
     }
     run.first_round = round_;
-    run.rounds = race_.rounds;
+    run.rounds = target_rounds_;
     run.attempt = lives_lost_;
     return run;
 }
@@ -103,12 +148,13 @@ bool RaceJob::rerun_after_loss(std::uint32_t position, const std::string& why) {
 
 bool RaceJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn&, std::vector<Event>&) {
     if (const auto* finished = std::get_if<worker::RaceFinished>(&reply)) {
-        if (!complete() || finished->race_id != race_.race_id) {
+        if (!at_batch_end() || finished->race_id != race_.race_id) {
             throw ProtocolViolation("race_finished for race " + std::to_string(finished->race_id) +
-                                    " before round " + std::to_string(race_.rounds) + " of race " +
-                                    std::to_string(race_.race_id) + " ended");
+                                    " in round " + std::to_string(round_) + " of race " +
+                                    std::to_string(race_.race_id) +
+                                    ", which is not the end of a batch");
         }
-        return false;
+        return false;  // the supervisor sends the next batch if the job is not complete
     }
     const auto* sample = std::get_if<worker::RaceSample>(&reply);
     if (sample == nullptr) throw ProtocolViolation("unexpected reply while racing");
@@ -171,7 +217,7 @@ void RaceJob::finish_rest_not_run(const std::string& detail, const tuning::Measu
 Event RaceJob::done_event(bool stopped, const tuning::MeasuredOn& where) {
     RaceDone done;
     done.race_id = race_.race_id;
-    done.rounds_completed = std::min(round_, race_.rounds);
+    done.rounds_completed = std::min(round_, target_rounds_);
     done.stopped = stopped;
     done.device = where;
     done.started_unix_ns = started_unix_ns_;

@@ -7,7 +7,13 @@
 // loss (death, deadline, poisoned context) is run again in the same round on the fresh
 // worker, once: an external kill must not drop a finalist (issue #12, item 6); a second loss
 // of the same contender is its own fault, and it leaves the race with that status.
+//
+// An adaptive race (Race::adaptive) runs in batches of Race::rounds rounds. When a batch ends
+// the job applies the sequential test (tuning::race_needs_more_rounds) to the rounds so far
+// and either ends or sends the worker the next batch; the coordinator later decides from the
+// whole record with the same rule, at the same look.
 
+#include <cstddef>
 #include <optional>
 #include <vector>
 
@@ -44,12 +50,20 @@ private:
     // another run on the fresh worker (noted in its detail), false when it leaves the race.
     bool rerun_after_loss(std::uint32_t position, const std::string& why);
     void skip_finished_rounds();
+    // At the end of a batch: whether the sequential test wants the next one.
+    bool needs_another_batch() const;
+    // The worker's RaceFinished is due when the race is over or a batch has just ended.
+    bool at_batch_end() const;
 
     Race race_;
     std::vector<ContenderOutcome> outcomes_;
     std::vector<bool> left_race_;
     std::vector<bool> ran_this_round_;
     std::vector<std::uint32_t> reruns_;  // per position: runs repeated after a lost worker
+    // The round counts after which the race is analysed (tuning::race_looks); one look, at
+    // Race::rounds, for a fixed race.
+    std::vector<std::size_t> looks_;
+    std::uint32_t target_rounds_ = 0;  // the end of the batch in progress
     std::uint32_t round_ = 0;
     std::uint32_t lives_lost_ = 0;
     bool stopped_early_ = false;

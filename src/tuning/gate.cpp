@@ -31,11 +31,24 @@ double noise_floor_pct(double incumbent_mean_us, double incumbent_stderr_us,
     return sigmas * combined / incumbent_mean_us * 100.0;
 }
 
-double paired_noise_floor_pct(const PairedComparison& paired, double alpha) {
+namespace {
+
+double paired_t_critical(const PairedComparison& paired, double alpha) {
     FHMOE_CHECK(alpha > 0.0 && alpha < 1.0, "alpha " + std::to_string(alpha) + " outside (0, 1)");
-    FHMOE_CHECK(paired.rounds >= 2, "noise floor of fewer than 2 paired rounds");
-    const double t = student_t_quantile(1.0 - alpha, static_cast<int>(paired.rounds) - 1);
+    FHMOE_CHECK(paired.rounds >= 2, "confidence bound of fewer than 2 paired rounds");
+    return student_t_quantile(1.0 - alpha, static_cast<int>(paired.rounds) - 1);
+}
+
+}  // namespace
+
+double paired_noise_floor_pct(const PairedComparison& paired, double alpha) {
+    const double t = paired_t_critical(paired, alpha);
     return -std::expm1(-t * paired.stderr_log_ratio) * 100.0;
+}
+
+double paired_margin_upper_bound_pct(const PairedComparison& paired, double alpha) {
+    const double t = paired_t_critical(paired, alpha);
+    return -std::expm1(-(paired.mean_log_ratio + t * paired.stderr_log_ratio)) * 100.0;
 }
 
 double promotion_bar_pct(const PromotionPolicy& policy, double noise_pct) {

@@ -25,6 +25,7 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"lower_bound_gate", policy.promotion.lower_bound_gate ? 1.0 : 0.0},
         {"finalists", static_cast<double>(policy.finalist.finalists)},
         {"rounds", static_cast<double>(policy.finalist.rounds)},
+        {"max_rounds", static_cast<double>(policy.finalist.max_rounds)},
     };
 }
 
@@ -97,6 +98,11 @@ void validate(const TuningPolicy& policy) {
     }
     require_at_least(policy.finalist.finalists, 1, "finalist.finalists", "--finalists");
     require_at_least(policy.finalist.rounds, 2, "finalist.rounds", "--rounds");
+    if (policy.finalist.max_rounds < policy.finalist.rounds) {
+        throw PolicyError("finalist.max_rounds", "--max_rounds",
+                          "must be at least --rounds (" + number(policy.finalist.rounds) + "), " +
+                              got(policy.finalist.max_rounds));
+    }
 }
 
 }  // namespace fhmoe::tuning

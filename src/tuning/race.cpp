@@ -18,6 +18,26 @@ std::vector<std::size_t> race_order(std::size_t n_contenders, std::size_t round)
     return order;
 }
 
+std::vector<double> round_means_of(const std::vector<std::vector<double>>& samples_per_round) {
+    std::vector<double> means;
+    for (const std::vector<double>& round : samples_per_round) {
+        if (!round.empty()) means.push_back(summarize_samples(round).mean_us);
+    }
+    return means;
+}
+
+std::vector<std::size_t> race_looks(const FinalistPolicy& policy) {
+    FHMOE_CHECK(policy.rounds >= 2 && policy.max_rounds >= policy.rounds,
+                "race looks of rounds " + std::to_string(policy.rounds) + ", max_rounds " +
+                    std::to_string(policy.max_rounds));
+    const auto batch = static_cast<std::size_t>(policy.rounds);
+    const auto cap = static_cast<std::size_t>(policy.max_rounds);
+    std::vector<std::size_t> looks;
+    for (std::size_t rounds = batch; rounds < cap; rounds += batch) looks.push_back(rounds);
+    looks.push_back(cap);
+    return looks;
+}
+
 namespace {
 
 // Strict "runs faster" order among ok contenders, total thanks to the key.
@@ -70,13 +90,16 @@ std::optional<std::size_t> choose_race_winner(const std::vector<ContenderSummary
 }
 
 RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
-                           const PromotionPolicy& policy) {
+                           const PromotionPolicy& policy, const std::vector<std::size_t>& looks) {
+    FHMOE_CHECK(!looks.empty(), "a race analysed at no look");
     RaceSummary race;
+    race.looks = looks;
+    race.look_rate = policy.false_promotion_rate / static_cast<double>(looks.size());
     std::optional<std::size_t> rounds;
     for (std::size_t index = 0; index < contenders.size(); ++index) {
         const RaceContender& contender = contenders[index];
         ContenderSummary summary{contender.candidate, contender.is_incumbent, contender.status,
-                                 TimingStats{}, std::nullopt};
+                                 TimingStats{},       std::nullopt,           std::nullopt};
         if (contender.is_incumbent) {
             FHMOE_CHECK(!race.incumbent, "more than one race contender is the incumbent");
             race.incumbent = index;
@@ -93,6 +116,8 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
         }
         race.contenders.push_back(std::move(summary));
     }
+    race.rounds = rounds.value_or(0);
+    while (race.look + 1 < looks.size() && looks[race.look + 1] <= race.rounds) ++race.look;
     race.winner = choose_race_winner(race.contenders);
     for (const ContenderSummary& contender : race.contenders) {
         if (contender.status == Status::ok && !contender.is_incumbent) ++race.compared_finalists;
@@ -110,9 +135,13 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
         summary.versus_incumbent =
             compare_paired(incumbent_rounds, contenders[index].round_means_us);
     }
+    race.alpha_per_finalist = race.look_rate / static_cast<double>(race.compared_finalists);
+    for (ContenderSummary& summary : race.contenders) {
+        if (!summary.versus_incumbent) continue;
+        summary.margin_upper_pct =
+            paired_margin_upper_bound_pct(*summary.versus_incumbent, race.alpha_per_finalist);
+    }
     race.challenger = best_paired(race.contenders);
-    race.alpha_per_finalist =
-        policy.false_promotion_rate / static_cast<double>(race.compared_finalists);
     race.noise_pct = paired_noise_floor_pct(*race.contenders[*race.challenger].versus_incumbent,
                                             race.alpha_per_finalist);
     return race;
@@ -129,17 +158,30 @@ std::optional<GateDecision> gate_race(const RaceSummary& race, const PromotionPo
                                                    race.noise_pct.value_or(0.0), paired_margin);
     if (challenger.versus_incumbent) {
         const PairedComparison& paired = *challenger.versus_incumbent;
-        char text[160];
+        char text[200];
         std::snprintf(
             text, sizeof text,
-            "; paired over %zu rounds, one-sided t test at %.4g (%.4g / %zu finalists), "
-            "t %.3f",
-            paired.rounds, race.alpha_per_finalist, policy.false_promotion_rate,
-            race.compared_finalists,
+            "; paired over %zu rounds (look %zu of %zu), one-sided t test at %.4g (%.4g / %zu "
+            "looks / %zu finalists), t %.3f",
+            paired.rounds, race.look + 1, race.looks.size(), race.alpha_per_finalist,
+            policy.false_promotion_rate, race.looks.size(), race.compared_finalists,
             student_t_quantile(1.0 - race.alpha_per_finalist, static_cast<int>(paired.rounds) - 1));
         decision.reason += text;
     }
     return decision;
+}
+
+bool race_needs_more_rounds(const RaceSummary& race, const PromotionPolicy& policy) {
+    if (race.look + 1 >= race.looks.size()) return false;
+    if (!race.challenger || !race.contenders[*race.challenger].versus_incumbent) return false;
+    if (gate_race(race, policy)->verdict == Verdict::promote) return false;
+    for (const ContenderSummary& contender : race.contenders) {
+        if (contender.margin_upper_pct &&
+            meets_bar(*contender.margin_upper_pct, policy.min_improvement_pct)) {
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace fhmoe::tuning

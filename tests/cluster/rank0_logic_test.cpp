@@ -206,6 +206,9 @@ ShapeProgress complete_shape(const evidence::PlannedShape& planned,
     return shape;
 }
 
+// race_of's races: 3 rounds, one look.
+const tuning::FinalistPolicy three_rounds{4, 3, 3};
+
 evidence::RaceOutcomeRecord race_of(const RaceLineup& lineup,
                                     const std::map<std::int64_t, double>& mean_by_index,
                                     const tuning::CandidateId& incumbent) {
@@ -244,9 +247,10 @@ TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides
 
     const tuning::PromotionPolicy promotion;
     // In the race, candidate 0 is 20% faster than the incumbent: promote, with its row.
-    auto decision = decide_from_race(
-        planned, *shape.complete(),
-        race_of(lineup, {{0, 8.0}, {3, 9.5}, {4, 10.0}}, shape.incumbent_id()), promotion);
+    auto decision =
+        decide_from_race(planned, *shape.complete(),
+                         race_of(lineup, {{0, 8.0}, {3, 9.5}, {4, 10.0}}, shape.incumbent_id()),
+                         promotion, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::promote);
     EXPECT_EQ(decision.winner, lineup.contenders[0].id);
     ASSERT_TRUE(decision.margin_pct);
@@ -255,9 +259,10 @@ TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides
     EXPECT_EQ(decision.published_candidate, planned.candidates[0]);
 
     // A 1% win is under the 3% bar: retain; a first-time shape still gets its first row.
-    decision = decide_from_race(
-        planned, *shape.complete(),
-        race_of(lineup, {{0, 9.9}, {3, 9.95}, {4, 10.0}}, shape.incumbent_id()), promotion);
+    decision =
+        decide_from_race(planned, *shape.complete(),
+                         race_of(lineup, {{0, 9.9}, {3, 9.95}, {4, 10.0}}, shape.incumbent_id()),
+                         promotion, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::retain);
     EXPECT_EQ(decision.winner, shape.incumbent_id());
     EXPECT_TRUE(decision.publish);
@@ -284,12 +289,61 @@ TEST(ShapeDecision, TheRaceIsComparedRoundByRoundSoSharedLoadCancels) {
         }
     }
     const auto decision =
-        decide_from_race(planned, *shape.complete(), race, tuning::PromotionPolicy{});
+        decide_from_race(planned, *shape.complete(), race, tuning::PromotionPolicy{}, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::promote) << decision.reason;
     ASSERT_TRUE(decision.margin_pct);
     EXPECT_NEAR(*decision.margin_pct, 5.0, 0.1);
     EXPECT_LT(decision.noise_floor_pct, 1.0);
     EXPECT_NE(decision.reason.find("paired over 3 rounds"), std::string::npos) << decision.reason;
+}
+
+// The same 3 rounds decide at the level of the look they are: a race planned for looks at 3
+// and 6 rounds that stopped after 3 spent half the rate there (issue #14's adaptive race).
+TEST(ShapeDecision, ARaceIsDecidedAtTheLookItStoppedAt) {
+    const auto planned = planned_shape(16, 3);
+    const ShapeProgress shape = complete_shape(
+        planned, {{0, {Status::ok, 9.5}}, {1, {Status::ok, 12.0}}, {2, {Status::ok, 10.0}}});
+    const auto lineup = std::get<RaceLineup>(
+        plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), {1, 3, 3}));
+    auto race = race_of(lineup, {{0, 9.0}, {2, 10.0}}, shape.incumbent_id());
+    // Round noise of the incumbent's own, so the paired log-ratios vary.
+    const std::vector<double> own_noise = {1.0, 1.02, 0.99};
+    for (std::size_t round = 0; round < own_noise.size(); ++round) {
+        for (double& sample : race.contenders.back().samples_us[round]) sample *= own_noise[round];
+    }
+    const auto fixed =
+        decide_from_race(planned, *shape.complete(), race, tuning::PromotionPolicy{}, three_rounds);
+    const auto adaptive =
+        decide_from_race(planned, *shape.complete(), race, tuning::PromotionPolicy{}, {1, 3, 6});
+    EXPECT_NE(fixed.reason.find("look 1 of 1"), std::string::npos) << fixed.reason;
+    EXPECT_NE(adaptive.reason.find("look 1 of 2"), std::string::npos) << adaptive.reason;
+    EXPECT_GT(adaptive.noise_floor_pct, fixed.noise_floor_pct);
+}
+
+// The coordinator's race: batches of --rounds, and the stop rule's inputs when the incumbent
+// races; without the incumbent nothing can be paired, so the race is its first batch.
+TEST(ShapeDecision, TheRaceIsAdaptiveWhenTheIncumbentRaces) {
+    tuning::TuningPolicy policy = tuning::default_policy();
+    policy.finalist.rounds = 4;
+    policy.finalist.max_rounds = 12;
+    policy.promotion.min_improvement_pct = 2.5;
+    policy.promotion.false_promotion_rate = 0.02;
+    policy.promotion.lower_bound_gate = true;
+    const auto planned = planned_shape(16, 3);
+    RaceLineup lineup{{planned_candidate(planned, 0), planned_candidate(planned, 2)}, true};
+    const supervisor::Race race = race_for(lineup, policy);
+    EXPECT_EQ(race.rounds, 4U);
+    ASSERT_TRUE(race.adaptive);
+    EXPECT_EQ(race.adaptive->max_rounds, 12U);
+    EXPECT_EQ(race.adaptive->incumbent_position, 1U);
+    EXPECT_DOUBLE_EQ(race.adaptive->min_improvement_pct, 2.5);
+    EXPECT_DOUBLE_EQ(race.adaptive->false_promotion_rate, 0.02);
+    EXPECT_TRUE(race.adaptive->lower_bound_gate);
+    EXPECT_EQ(race.contenders.size(), 2U);
+
+    lineup.contenders.pop_back();
+    lineup.incumbent_races = false;
+    EXPECT_FALSE(race_for(lineup, policy).adaptive);
 }
 
 TEST(ShapeDecision, ARetainedIncumbentFromATunedRowKeepsItsRow) {
@@ -301,7 +355,7 @@ TEST(ShapeDecision, ARetainedIncumbentFromATunedRowKeepsItsRow) {
         plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), finalists));
     const auto decision = decide_from_race(
         planned, *shape.complete(),
-        race_of(lineup, {{0, 9.9}, {1, 10.5}, {2, 10.0}}, shape.incumbent_id()), {});
+        race_of(lineup, {{0, 9.9}, {1, 10.5}, {2, 10.0}}, shape.incumbent_id()), {}, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::retain);
     EXPECT_FALSE(decision.publish);
 }
@@ -315,8 +369,9 @@ TEST(ShapeDecision, AFailedIncumbentDoesNotRaceAndAnyOkChallengerIsPromotedWithT
         std::get<RaceLineup>(plan_race(planned, *shape.complete(), shape.incumbent_by_chunk(), {}));
     EXPECT_FALSE(lineup.incumbent_races);
     ASSERT_EQ(lineup.contenders.size(), 1U);
-    const auto decision = decide_from_race(planned, *shape.complete(),
-                                           race_of(lineup, {{0, 12.0}}, shape.incumbent_id()), {});
+    const auto decision =
+        decide_from_race(planned, *shape.complete(),
+                         race_of(lineup, {{0, 12.0}}, shape.incumbent_id()), {}, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::promote);
     EXPECT_NE(decision.reason.find("unsupported"), std::string::npos) << decision.reason;
 }

@@ -322,6 +322,42 @@ TEST(Supervisor, AContenderThatKillsItsFreshWorkerTooLeavesTheRaceAndTheRaceGoes
     EXPECT_EQ(events.restarts.size(), 2U);
 }
 
+// An adaptive race (issue #14) runs further batches while its sequential test is undecided.
+// A false_promotion_rate of 1e-12 makes every confidence interval too wide to clear or
+// exclude the 3% bar, so the race must run every batch to its cap; a bar of 1000% is
+// excluded by every finalist at once (no margin exceeds 100%), so the race must stop after
+// its first batch. Either way the worker is sent one batch at a time and every round of
+// every contender is kept.
+Race adaptive_race(double false_promotion_rate, double min_improvement_pct) {
+    Race race = make_race(3);
+    AdaptiveRounds adaptive;
+    adaptive.max_rounds = 8;  // looks after 3, 6 and 8 rounds
+    adaptive.incumbent_position = 2;
+    adaptive.min_improvement_pct = min_improvement_pct;
+    adaptive.false_promotion_rate = false_promotion_rate;
+    race.adaptive = adaptive;
+    return race;
+}
+
+TEST(Supervisor, AnUndecidedAdaptiveRaceRunsBatchesUpToItsCap) {
+    Supervisor supervisor(make_config("sim"));
+    const RaceDone done = run_race(supervisor, adaptive_race(1e-12, 3.0), nullptr);
+    EXPECT_EQ(done.rounds_completed, 8U);
+    for (const ContenderOutcome& c : done.contenders) {
+        EXPECT_EQ(c.status, Status::ok) << c.detail;
+        ASSERT_EQ(c.samples_us.size(), 8U);
+        for (const auto& round : c.samples_us) EXPECT_EQ(round.size(), 4U);
+        EXPECT_NE(c.samples_us[2], c.samples_us[3]) << "the second batch measures afresh";
+    }
+}
+
+TEST(Supervisor, AnAdaptiveRaceThatExcludesTheBarStopsAfterItsFirstBatch) {
+    Supervisor supervisor(make_config("sim"));
+    const RaceDone done = run_race(supervisor, adaptive_race(0.01, 1000.0), nullptr);
+    EXPECT_EQ(done.rounds_completed, 3U);
+    for (const ContenderOutcome& c : done.contenders) EXPECT_EQ(c.samples_us.size(), 3U);
+}
+
 TEST(Supervisor, ARaceOnlyFaultSparesTheChunkAndHitsTheRace) {
     Supervisor supervisor(make_config("sim", "exit@race:5"));
     const Recording chunk = record_chunk(supervisor, make_chunk("sim", 3));

@@ -26,6 +26,7 @@ TEST(Policy, DefaultsAreTheDesignValues) {
     EXPECT_FALSE(policy.promotion.lower_bound_gate);
     EXPECT_EQ(policy.finalist.finalists, 4);
     EXPECT_EQ(policy.finalist.rounds, 5);
+    EXPECT_EQ(policy.finalist.max_rounds, 40);
     EXPECT_NO_THROW(validate(policy));
 }
 
@@ -111,7 +112,13 @@ INSTANTIATE_TEST_SUITE_P(
         BadValue{"finalists_zero", [](TuningPolicy& p) { p.finalist.finalists = 0; },
                  "finalist.finalists", "--finalists"},
         BadValue{"rounds_one", [](TuningPolicy& p) { p.finalist.rounds = 1; }, "finalist.rounds",
-                 "--rounds"}),
+                 "--rounds"},
+        BadValue{"max_rounds_below_rounds",
+                 [](TuningPolicy& p) {
+                     p.finalist.rounds = 6;
+                     p.finalist.max_rounds = 5;
+                 },
+                 "finalist.max_rounds", "--max_rounds"}),
     [](const ::testing::TestParamInfo<BadValue>& param_info) { return param_info.param.name; });
 
 TEST(Policy, BoundaryValuesAreAccepted) {
@@ -126,6 +133,7 @@ TEST(Policy, BoundaryValuesAreAccepted) {
     policy.promotion.false_promotion_rate = 0.5;
     policy.finalist.finalists = 1;
     policy.finalist.rounds = 2;
+    policy.finalist.max_rounds = 2;  // a fixed race of one look
     EXPECT_NO_THROW(validate(policy));
     policy.measurement.err_ratio = 1.0;
     EXPECT_NO_THROW(validate(policy));
@@ -149,6 +157,7 @@ TEST(Policy, NamedValuesCoverEveryFieldOnce) {
         [](TuningPolicy& p) { p.promotion.lower_bound_gate = true; },
         [](TuningPolicy& p) { p.finalist.finalists = 2; },
         [](TuningPolicy& p) { p.finalist.rounds = 11; },
+        [](TuningPolicy& p) { p.finalist.max_rounds = 41; },
     };
     const std::vector<NamedPolicyValue> defaults = named_policy_values(default_policy());
     ASSERT_EQ(defaults.size(), change_one_field.size());

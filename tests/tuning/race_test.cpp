@@ -19,6 +19,8 @@ RaceContender contender(CandidateId candidate, std::vector<double> round_means,
 }
 
 const PromotionPolicy policy = default_policy().promotion;
+// A fixed race of 5 rounds: one look, the whole false_promotion_rate spent on it.
+const std::vector<std::size_t> one_look = {5};
 
 TEST(RaceOrder, RotatesByOnePositionPerRound) {
     EXPECT_EQ(race_order(3, 0), (std::vector<std::size_t>{0, 1, 2}));
@@ -71,7 +73,7 @@ TEST(SummarizeRace, PerContenderStatisticsOverRoundsAndThePairedNoiseFloor) {
         summarize_race({contender(id(32, "inc"), incumbent, true), contender(id(32, "fast"), fast),
                         contender(id(64, "crashed"), {}, false, Status::crash),
                         contender(id(16, "mid"), {95, 95, 95, 95, 95})},
-                       policy);
+                       policy, one_look);
     ASSERT_EQ(race.contenders.size(), 4u);
     EXPECT_DOUBLE_EQ(race.contenders[0].over_rounds.mean_us, 100.0);
     // Round deviations 0, 2, -2, 1, -1: variance 10/4, stderr sqrt(2.5 / 5).
@@ -112,7 +114,7 @@ TEST(SummarizeRace, NoisyRaceRetainsAFourPercentWin) {
     const std::vector<double> incumbent = {90, 110, 95, 105, 100};
     const RaceSummary race = summarize_race(
         {contender(id(32, "inc"), incumbent, true), contender(id(32, "new"), {96, 96, 96, 96, 96})},
-        policy);
+        policy, one_look);
     const ExpectedPaired expected = expected_paired(incumbent, {96, 96, 96, 96, 96});
     ASSERT_TRUE(race.noise_pct);
     // One finalist: t(0.99, 4 dof) = 3.747.
@@ -135,7 +137,8 @@ TEST(SummarizeRace, CommonModeRoundNoiseDoesNotHideAWin) {
         challenger.push_back(95.0 * load);
     }
     const RaceSummary race = summarize_race(
-        {contender(id(32, "inc"), incumbent, true), contender(id(32, "new"), challenger)}, policy);
+        {contender(id(32, "inc"), incumbent, true), contender(id(32, "new"), challenger)}, policy,
+        one_look);
     const auto decision = gate_race(race, policy);
     ASSERT_TRUE(decision);
     EXPECT_EQ(decision->verdict, Verdict::promote);
@@ -163,8 +166,8 @@ std::vector<RaceContender> best_of(std::size_t finalists) {
 }
 
 TEST(SummarizeRace, EachFinalistIsTestedAtTheRateSplitOverTheFinalists) {
-    const RaceSummary alone = summarize_race(best_of(1), policy);
-    const RaceSummary among_four = summarize_race(best_of(4), policy);
+    const RaceSummary alone = summarize_race(best_of(1), policy, one_look);
+    const RaceSummary among_four = summarize_race(best_of(4), policy, one_look);
     EXPECT_EQ(among_four.compared_finalists, 4u);
     EXPECT_DOUBLE_EQ(among_four.alpha_per_finalist, 0.0025);
     EXPECT_EQ(alone.challenger, 1u);
@@ -178,7 +181,7 @@ TEST(SummarizeRace, EachFinalistIsTestedAtTheRateSplitOverTheFinalists) {
 TEST(SummarizeRace, TheLowerBoundGateAsksForTheMinimumBeyondTheNoiseFloor) {
     PromotionPolicy lower_bound = policy;
     lower_bound.lower_bound_gate = true;
-    const RaceSummary alone = summarize_race(best_of(1), policy);
+    const RaceSummary alone = summarize_race(best_of(1), policy, one_look);
     // Margin 4.9%, noise floor ~4.2%: above max(3, 4.2) but not above 3 + 4.2.
     EXPECT_EQ(gate_race(alone, policy)->verdict, Verdict::promote);
     const auto decision = gate_race(alone, lower_bound);
@@ -194,14 +197,15 @@ TEST(SummarizeRace, TheChallengerIsTheFinalistWithTheLargestPairedMargin) {
         summarize_race({contender(id(32, "inc"), {100, 100, 100, 100, 100}, true),
                         contender(id(32, "steady"), {93, 93, 93, 93, 93}),
                         contender(id(32, "spiky"), {85, 85, 85, 85, 125})},
-                       policy);
+                       policy, one_look);
     // Log-ratios: steady ln(100/93) = 0.0726, spiky (4 ln(100/85) - ln(1.25)) / 5 = 0.0854.
     EXPECT_EQ(race.challenger, 2u);
 }
 
 TEST(SummarizeRace, IncumbentThatWinsTheRaceIsRetained) {
     const RaceSummary race = summarize_race(
-        {contender(id(16, "a"), {101, 102}), contender(id(32, "inc"), {99, 100}, true)}, policy);
+        {contender(id(16, "a"), {101, 102}), contender(id(32, "inc"), {99, 100}, true)}, policy,
+        one_look);
     EXPECT_EQ(race.winner, 1u);
     EXPECT_EQ(race.challenger, 0u);
     const auto decision = gate_race(race, policy);
@@ -213,7 +217,7 @@ TEST(SummarizeRace, IncumbentThatWinsTheRaceIsRetained) {
 TEST(SummarizeRace, IncumbentThatFailsInTheRaceIsReplaced) {
     const RaceSummary race = summarize_race(
         {contender(id(32, "inc"), {}, true, Status::timeout), contender(id(32, "new"), {120, 121})},
-        policy);
+        policy, one_look);
     EXPECT_FALSE(race.noise_pct);
     EXPECT_EQ(race.winner, 1u);
     const auto decision = gate_race(race, policy);
@@ -224,7 +228,7 @@ TEST(SummarizeRace, IncumbentThatFailsInTheRaceIsReplaced) {
 
 TEST(SummarizeRace, RaceWithoutIncumbentPromotesItsWinner) {
     const RaceSummary race = summarize_race(
-        {contender(id(32, "b"), {50, 52}), contender(id(32, "a"), {40, 41})}, policy);
+        {contender(id(32, "b"), {50, 52}), contender(id(32, "a"), {40, 41})}, policy, one_look);
     EXPECT_FALSE(race.incumbent);
     EXPECT_FALSE(race.noise_pct);
     EXPECT_EQ(race.challenger, 1u);
@@ -238,7 +242,7 @@ TEST(SummarizeRace, NoOkChallengerMeansNothingToGate) {
     const RaceSummary race =
         summarize_race({contender(id(32, "inc"), {10, 10}, true),
                         contender(id(32, "bad"), {1, 1}, false, Status::mismatch)},
-                       policy);
+                       policy, one_look);
     EXPECT_EQ(race.winner, 0u);
     EXPECT_FALSE(race.challenger);
     EXPECT_FALSE(gate_race(race, policy));
@@ -247,16 +251,16 @@ TEST(SummarizeRace, NoOkChallengerMeansNothingToGate) {
 TEST(SummarizeRace, RejectsInconsistentRaces) {
     EXPECT_THROW(
         summarize_race({contender(id(32, "a"), {1, 2}, true), contender(id(32, "b"), {1, 2}, true)},
-                       policy),
+                       policy, one_look),
         InternalError);
-    EXPECT_THROW(summarize_race({contender(id(32, "a"), {1})}, policy), InternalError);
-    EXPECT_THROW(
-        summarize_race({contender(id(32, "a"), {1, 2}), contender(id(32, "b"), {1, 2, 3})}, policy),
-        InternalError);
+    EXPECT_THROW(summarize_race({contender(id(32, "a"), {1})}, policy, one_look), InternalError);
+    EXPECT_THROW(summarize_race({contender(id(32, "a"), {1, 2}), contender(id(32, "b"), {1, 2, 3})},
+                                policy, one_look),
+                 InternalError);
     // A contender that faulted may have raced fewer rounds.
     EXPECT_NO_THROW(summarize_race(
         {contender(id(32, "a"), {1, 2, 3}), contender(id(32, "b"), {1}, false, Status::crash)},
-        policy));
+        policy, one_look));
 }
 
 // Box-Muller on a fixed generator: the same races on every standard library.
@@ -300,7 +304,7 @@ TEST(SummarizeRace, SeededNullRacesPromoteAtMostAtTheFalsePromotionRate) {
     int promoted_by_old_rule = 0;
     for (int race = 0; race < races; ++race) {
         const auto contenders = noisy_race(random, 0.05, {100.0, 100.0, 100.0, 100.0});
-        const RaceSummary summary = summarize_race(contenders, policy);
+        const RaceSummary summary = summarize_race(contenders, policy, one_look);
         if (gate_race(summary, policy)->verdict == Verdict::promote) ++promoted;
         std::size_t fastest = 1;
         for (std::size_t i = 2; i < summary.contenders.size(); ++i) {
@@ -331,7 +335,7 @@ TEST(SummarizeRace, SeededRacesFindATrueTenPercentWin) {
     int promoted_wrong = 0;
     for (int race = 0; race < races; ++race) {
         const RaceSummary summary =
-            summarize_race(noisy_race(random, 0.02, {90.0, 100.0, 100.0, 100.0}), policy);
+            summarize_race(noisy_race(random, 0.02, {90.0, 100.0, 100.0, 100.0}), policy, one_look);
         if (gate_race(summary, policy)->verdict != Verdict::promote) continue;
         (summary.challenger == 1u ? promoted_right : promoted_wrong) += 1;
     }
@@ -341,10 +345,94 @@ TEST(SummarizeRace, SeededRacesFindATrueTenPercentWin) {
 
 ContenderSummary summary(CandidateId candidate, double mean_us, bool is_incumbent = false,
                          Status status = Status::ok) {
-    ContenderSummary result{std::move(candidate), is_incumbent, status, TimingStats{},
-                            std::nullopt};
+    ContenderSummary result{std::move(candidate), is_incumbent, status,
+                            TimingStats{},        std::nullopt, std::nullopt};
     result.over_rounds.mean_us = mean_us;
     return result;
+}
+
+// ---- adaptive rounds (the sequential test)
+
+TEST(RaceLooks, BatchesOfRoundsUpToTheCap) {
+    EXPECT_EQ(race_looks(default_policy().finalist),
+              (std::vector<std::size_t>{5, 10, 15, 20, 25, 30, 35, 40}));
+    EXPECT_EQ(race_looks(FinalistPolicy{4, 5, 5}), (std::vector<std::size_t>{5}));
+    EXPECT_EQ(race_looks(FinalistPolicy{4, 5, 12}), (std::vector<std::size_t>{5, 10, 12}));
+    EXPECT_EQ(race_looks(FinalistPolicy{4, 2, 3}), (std::vector<std::size_t>{2, 3}));
+    EXPECT_THROW(race_looks(FinalistPolicy{4, 5, 4}), InternalError);
+}
+
+// Round means with steady per-round log-ratios: the incumbent at 100 us, a finalist whose
+// log-ratio in round r is ratios[r % ratios.size()].
+std::vector<RaceContender> paired_race(std::size_t rounds, const std::vector<double>& ratios) {
+    std::vector<double> incumbent(rounds, 100.0);
+    std::vector<double> finalist;
+    for (std::size_t r = 0; r < rounds; ++r) {
+        finalist.push_back(100.0 * std::exp(-ratios[r % ratios.size()]));
+    }
+    return {contender(id(32, "inc"), incumbent, true), contender(id(64, "new"), finalist)};
+}
+
+TEST(SummarizeRace, EachLookSpendsItsShareOfTheRate) {
+    const std::vector<std::size_t> looks = {5, 10, 15, 20};
+    const std::vector<double> ratios = {0.08, 0.02, 0.07, 0.03, 0.05};
+    const RaceSummary first = summarize_race(paired_race(5, ratios), policy, looks);
+    EXPECT_EQ(first.rounds, 5u);
+    EXPECT_EQ(first.look, 0u);
+    EXPECT_DOUBLE_EQ(first.look_rate, 0.0025);
+    EXPECT_DOUBLE_EQ(first.alpha_per_finalist, 0.0025);
+    const RaceSummary third = summarize_race(paired_race(15, ratios), policy, looks);
+    EXPECT_EQ(third.look, 2u);
+    EXPECT_DOUBLE_EQ(third.alpha_per_finalist, 0.0025);
+    // The upper bound of the margin: mean + t(1 - 0.0025, 14 dof) * se, t = 3.326 (t table).
+    const PairedComparison& paired = third.contenders[1].versus_incumbent.value();
+    ASSERT_TRUE(third.contenders[1].margin_upper_pct);
+    EXPECT_NEAR(*third.contenders[1].margin_upper_pct,
+                (1.0 - std::exp(-(paired.mean_log_ratio + 3.326 * paired.stderr_log_ratio))) * 100,
+                1e-3);
+    EXPECT_FALSE(third.contenders[0].margin_upper_pct);  // the incumbent
+    const auto decision = gate_race(third, policy);
+    EXPECT_NE(decision->reason.find("look 3 of 4"), std::string::npos) << decision->reason;
+}
+
+TEST(RaceNeedsMoreRounds, AClearWinStopsTheRaceAndPromotes) {
+    // A steady 10% win: every interval clears the bar at once.
+    const RaceSummary race = summarize_race(paired_race(5, {0.105, 0.1, 0.11}), policy, {5, 10});
+    EXPECT_FALSE(race_needs_more_rounds(race, policy));
+    EXPECT_EQ(gate_race(race, policy)->verdict, Verdict::promote);
+}
+
+TEST(RaceNeedsMoreRounds, AClearLossStopsTheRaceAndRetains) {
+    // The finalist is 10% slower every round: its upper bound is far below 3%.
+    const RaceSummary race = summarize_race(paired_race(5, {-0.1, -0.105}), policy, {5, 10});
+    EXPECT_FALSE(race_needs_more_rounds(race, policy));
+    EXPECT_EQ(gate_race(race, policy)->verdict, Verdict::retain);
+}
+
+TEST(RaceNeedsMoreRounds, AnUndecidedRaceRunsOnUntilItsLastLook) {
+    // Log-ratios 0.08, 0.02, 0.07, 0.03, 0.05: a 4.9% margin, significant at 1% but not at
+    // 1% / 2 looks with 4 dof (t(0.995, 4) = 4.604, noise floor ~5.1%), and the upper
+    // bound is above 3%: another batch. At the last look the same rounds decide.
+    const std::vector<double> ratios = {0.08, 0.02, 0.07, 0.03, 0.05};
+    const RaceSummary first = summarize_race(paired_race(5, ratios), policy, {5, 10});
+    EXPECT_EQ(gate_race(first, policy)->verdict, Verdict::retain);
+    EXPECT_TRUE(race_needs_more_rounds(first, policy));
+    const RaceSummary last = summarize_race(paired_race(5, ratios), policy, {5});
+    EXPECT_FALSE(race_needs_more_rounds(last, policy));
+    const RaceSummary second = summarize_race(paired_race(10, ratios), policy, {5, 10});
+    EXPECT_FALSE(race_needs_more_rounds(second, policy));
+    EXPECT_EQ(gate_race(second, policy)->verdict, Verdict::promote);
+}
+
+TEST(RaceNeedsMoreRounds, WithoutAnOkIncumbentThereIsNothingToWaitFor) {
+    std::vector<RaceContender> race = paired_race(5, {0.08, 0.02, 0.07, 0.03, 0.05});
+    race[0].status = Status::crash;
+    race[0].round_means_us.clear();
+    EXPECT_FALSE(race_needs_more_rounds(summarize_race(race, policy, {5, 10}), policy));
+    std::vector<RaceContender> no_finalist = paired_race(5, {0.05});
+    no_finalist[1].status = Status::mismatch;
+    no_finalist[1].round_means_us.clear();
+    EXPECT_FALSE(race_needs_more_rounds(summarize_race(no_finalist, policy, {5, 10}), policy));
 }
 
 TEST(ChooseRaceWinner, FastestOkContenderWins) {

@@ -4,6 +4,7 @@
 // candidates) and a race (finalists timed in interleaved rounds).
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "fhmoe/family/candidate.hpp"
@@ -56,14 +57,40 @@ constexpr void fields(Visitor&& visit, Record& r) {
 }
 static_assert(lists_every_member<Chunk>());
 
+// What an adaptive race needs to decide, after each batch of rounds, whether to run another
+// (tuning::race_needs_more_rounds, the sequential test of tuning/race.hpp): the cap, the
+// promotion policy the coordinator gates the race with, and which contender is the
+// incumbent the finalists are paired with. The supervisor applies the same pure rule the
+// coordinator decides with, so the race stops exactly at the look the decision is made at.
+struct AdaptiveRounds {
+    std::uint32_t max_rounds = 0;
+    std::uint32_t incumbent_position = 0;  // index into Race::contenders
+    double min_improvement_pct = 0.0;
+    double false_promotion_rate = 0.0;
+    bool lower_bound_gate = false;
+};
+
+template <typename Visitor, RecordOf<AdaptiveRounds> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("max_rounds", r.max_rounds);
+    visit("incumbent_position", r.incumbent_position);
+    visit("min_improvement_pct", r.min_improvement_pct);
+    visit("false_promotion_rate", r.false_promotion_rate);
+    visit("lower_bound_gate", r.lower_bound_gate);
+}
+static_assert(lists_every_member<AdaptiveRounds>());
+
 // Finalists raced on one worker: each round runs every contender once (warmup, then `iters`
-// timed runs), the order rotated by one per round so no contender always goes first.
+// timed runs), the order rotated by one per round so no contender always goes first. The
+// race runs `rounds` rounds; with `adaptive`, it then runs further batches of `rounds`
+// rounds, up to adaptive->max_rounds, until the sequential test decides.
 struct Race {
     std::int64_t race_id = 0;
     family::ShapeKey shape;
     std::uint64_t seed = 0;
     std::vector<PlannedCandidate> contenders;
     std::uint32_t rounds = 5;
+    std::optional<AdaptiveRounds> adaptive;  // absent: a fixed race of `rounds` rounds
     wire::MeasurementSettings measurement;
     double contender_timeout_s = 1800.0;  // per contender per round
 };
@@ -75,6 +102,7 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("seed", r.seed);
     visit("contenders", r.contenders);
     visit("rounds", r.rounds);
+    visit("adaptive", r.adaptive);
     visit("measurement", r.measurement);
     visit("contender_timeout_s", r.contender_timeout_s);
 }

@@ -59,6 +59,11 @@ double noise_floor_pct(double incumbent_mean_us, double incumbent_stderr_us,
 // level alpha. Throws fhmoe::InternalError for alpha outside (0, 1) or fewer than 2 rounds.
 double paired_noise_floor_pct(const PairedComparison& paired, double alpha);
 
+// The upper confidence bound of a paired margin at one-sided level `alpha`:
+// 100 * (1 - exp(-(mean + t * se))), t and se as paired_noise_floor_pct. A margin whose
+// upper bound is below a bar cannot be shown to clear it. Same throws.
+double paired_margin_upper_bound_pct(const PairedComparison& paired, double alpha);
+
 // The margin a challenger needs: max(min_improvement_pct, noise_pct) by default; with
 // lower_bound_gate, 100 * (1 - (1 - min/100) * (1 - noise/100)), the margin whose lower
 // confidence bound is min_improvement_pct (about min + noise for small values).

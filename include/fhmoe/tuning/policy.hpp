@@ -46,24 +46,36 @@ struct PromotionPolicy {
     // the incumbent's time. The gate and --compare --update_improved both read it.
     double min_improvement_pct = 3.0;
     // --false_promotion_rate: the gate's one-sided significance level, family-wise over the
-    // finalists of a race. When no finalist is truly faster than the incumbent, a race
-    // promotes one with probability at most this (a paired t test per finalist at
-    // false_promotion_rate / finalists, Bonferroni; tuning/race.hpp). The noise floor of the
-    // bar is the t critical value of that test times the standard error of the paired
-    // per-round log-ratios. bench/decision_quality measures the rates the rule reaches.
+    // looks and the finalists of a race. When no finalist is truly faster than the
+    // incumbent, a race promotes one with probability at most this (a paired t test per
+    // finalist per look at false_promotion_rate / looks / finalists, Bonferroni;
+    // tuning/race.hpp). The noise floor of the bar is the t critical value of that test
+    // times the standard error of the paired per-round log-ratios. bench/decision_quality
+    // measures the rates the rule reaches.
     double false_promotion_rate = 0.01;
     // --lower_bound_gate: promote only when the lower confidence bound of the margin (margin
     // minus the noise floor) clears min_improvement_pct, so that a challenger whose true gain
     // is below min_improvement_pct is promoted with probability at most
     // false_promotion_rate too. Off by default: the default asks for a margin of
-    // max(min_improvement_pct, noise floor), which keeps the power to see a true 5% win at
-    // the price of promoting near-bar gains about half the time (docs/performance.md).
+    // max(min_improvement_pct, noise floor), which keeps the power to see a true 5% win in
+    // few rounds at the price of promoting gains right at min_improvement_pct most of the
+    // time (50-80%; docs/performance.md).
     bool lower_bound_gate = false;
 };
 
 struct FinalistPolicy {
     int finalists = 4;  // --finalists: best candidates (relative to the incumbent) in the race
-    int rounds = 5;     // --rounds: interleaved race rounds; at least 2 for a standard error
+    // --rounds: the race's first batch of interleaved rounds, and every later batch; at least
+    // 2 for a standard error. The race is analysed after each batch (a "look").
+    int rounds = 5;
+    // --max_rounds: the cap of the adaptive race. After each batch the race stops when its
+    // confidence interval clears the bar (promote) or excludes it for every finalist
+    // (retain); otherwise it runs another batch, up to max_rounds (the last look decides).
+    // The false_promotion_rate is split evenly over the looks (tuning/race.hpp), so more
+    // looks cost some power per look; 40 rounds (8 looks of 5) gives >= 95% power for a
+    // true 5% win at a round CV of 2% and >= 80% at 5% (docs/performance.md), while a quiet
+    // GPU still decides after the first 5. max_rounds == rounds is the fixed race of one look.
+    int max_rounds = 40;
 };
 
 struct TuningPolicy {
@@ -106,7 +118,7 @@ private:
 // Throws PolicyError for the first nonsensical value: iters < 1, warmup < 0, err_ratio
 // outside [0, 1], negative rtol/atol, a non-positive timeout, batch < 1, a negative or
 // non-finite min_improvement_pct, a false_promotion_rate outside (0, 0.5], finalists < 1,
-// rounds < 2.
+// rounds < 2, max_rounds < rounds.
 void validate(const TuningPolicy& policy);
 
 }  // namespace fhmoe::tuning

@@ -15,7 +15,7 @@ namespace {
 // counts worker lives from 0), so encode_planned spells the fields that do cross.
 static_assert(field_count<supervisor::PlannedCandidate>() == 4,
               "a PlannedCandidate field: decide whether it crosses MPI in encode_planned");
-static_assert(field_count<supervisor::Chunk>() == 6 && field_count<supervisor::Race>() == 7,
+static_assert(field_count<supervisor::Chunk>() == 6 && field_count<supervisor::Race>() == 8,
               "a Chunk or Race field: add it to encode_chunk/encode_race and their decoders");
 
 template <typename Message>
@@ -148,6 +148,7 @@ Bytes encode_race(const supervisor::Race& race) {
     out.u64(race.seed);
     encode_planned_list(out, race.contenders);
     out.u32(race.rounds);
+    wire::put(out, race.adaptive);
     wire::encode(out, race.measurement);
     out.f64(race.contender_timeout_s);
     return std::move(out).take();
@@ -161,6 +162,7 @@ supervisor::Race decode_race(std::span<const std::uint8_t> bytes) {
     race.seed = in.u64();
     race.contenders = decode_planned_list(in);
     race.rounds = in.u32();
+    wire::get(in, race.adaptive);
     race.measurement = wire::decode_measurement_settings(in);
     race.contender_timeout_s = in.f64();
     in.expect_end();

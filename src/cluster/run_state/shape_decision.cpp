@@ -8,6 +8,7 @@
 #include "fhmoe/tuning/gate.hpp"
 #include "fhmoe/tuning/race.hpp"
 #include "fhmoe/tuning/statistics.hpp"
+#include "fhmoe/wire/measurement_settings.hpp"
 
 namespace fhmoe::cluster {
 namespace {
@@ -111,10 +112,31 @@ std::variant<RaceLineup, ShapeDecision> plan_race(
     return lineup;
 }
 
+supervisor::Race race_for(RaceLineup lineup, const tuning::TuningPolicy& policy) {
+    supervisor::Race race;
+    race.contenders = std::move(lineup.contenders);
+    race.rounds = static_cast<std::uint32_t>(policy.finalist.rounds);
+    race.measurement = wire::measurement_settings(policy.measurement);
+    race.contender_timeout_s = policy.measurement.timeout_s;
+    // Without the incumbent there is nothing to pair with and nothing to stop on: the race
+    // is its first batch.
+    if (lineup.incumbent_races) {
+        supervisor::AdaptiveRounds adaptive;
+        adaptive.max_rounds = static_cast<std::uint32_t>(policy.finalist.max_rounds);
+        adaptive.incumbent_position = static_cast<std::uint32_t>(race.contenders.size() - 1);
+        adaptive.min_improvement_pct = policy.promotion.min_improvement_pct;
+        adaptive.false_promotion_rate = policy.promotion.false_promotion_rate;
+        adaptive.lower_bound_gate = policy.promotion.lower_bound_gate;
+        race.adaptive = adaptive;
+    }
+    return race;
+}
+
 ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
                                const tuning::CompleteShape& complete,
                                const evidence::RaceOutcomeRecord& race,
-                               const tuning::PromotionPolicy& policy) {
+                               const tuning::PromotionPolicy& policy,
+                               const tuning::FinalistPolicy& finalist) {
     FHMOE_CHECK(!race.stopped, "a stopped race decides nothing");
     ShapeDecision decision = base_decision(planned);
 
@@ -126,10 +148,7 @@ ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
         contender.candidate = record.id;
         contender.is_incumbent = record.id == decision.incumbent;
         contender.status = record.status;
-        for (const auto& round : record.samples_us) {
-            if (!round.empty())
-                contender.round_means_us.push_back(tuning::summarize_samples(round).mean_us);
-        }
+        contender.round_means_us = tuning::round_means_of(record.samples_us);
         if (contender.status == tuning::Status::ok &&
             (contender.round_means_us.size() != race.rounds_completed ||
              contender.round_means_us.size() < 2)) {
@@ -137,7 +156,8 @@ ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
         }
         contenders.push_back(std::move(contender));
     }
-    const tuning::RaceSummary summary = tuning::summarize_race(contenders, policy);
+    const tuning::RaceSummary summary =
+        tuning::summarize_race(contenders, policy, tuning::race_looks(finalist));
     const tuning::CandidateResult& incumbent_result = result_of(complete, planned.incumbent_index);
 
     if (summary.incumbent && summary.contenders[*summary.incumbent].status == tuning::Status::ok) {

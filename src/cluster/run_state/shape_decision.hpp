@@ -31,11 +31,18 @@ std::variant<RaceLineup, evidence::ShapeDecision> plan_race(
     const evidence::PlannedShape& planned, const tuning::CompleteShape& complete,
     const tuning::IncumbentByChunk& incumbent_by_chunk, const tuning::FinalistPolicy& policy);
 
-// The decision from a race that ran to its end.
+// The race the coordinator sends for a lineup: its contenders, `rounds` rounds per batch,
+// and, when the incumbent races, the adaptive rounds of `policy` (up to max_rounds, the
+// stop rule of tuning/race.hpp with the promotion policy the race is gated with).
+supervisor::Race race_for(RaceLineup lineup, const tuning::TuningPolicy& policy);
+
+// The decision from a race that ran to its end (under `finalist`'s looks: it stopped at the
+// look the sequential test decided at, or at its cap).
 evidence::ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
                                          const tuning::CompleteShape& complete,
                                          const evidence::RaceOutcomeRecord& race,
-                                         const tuning::PromotionPolicy& policy);
+                                         const tuning::PromotionPolicy& policy,
+                                         const tuning::FinalistPolicy& finalist);
 
 // A shape that publishes nothing because it is not complete (or its results cannot be
 // compared): the reason says why.
