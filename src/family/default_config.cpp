@@ -10,19 +10,23 @@
 namespace fhmoe::family {
 namespace {
 
-// Preference orders, from the matrix kernels' H200 measurements (docs/performance.md: this
-// choice ran within 0-4 % of the fastest candidate at every DSV4 token from 1 to 1024 and at
-// the fastest at 2048): stage1 narrow tiles (many workgroups stream the weights side by side),
-// 128-wide K steps for the small token tiles and 64-wide ones for the large tiles (whose
-// activation ring grows with the step), four warps; stage2 128-column tiles; then the
-// neighbours where a tile does not divide.
+// Preference orders, from the matrix kernels' H200 measurements (docs/performance.md, 08:39
+// UTC 2026-12-02: this choice ran within 0.8 % of the fastest candidate at every DSV4 token
+// from 1 to 1024 and was the fastest at 2048): stage1 narrow tiles (many workgroups stream the
+// weights side by side), 128-wide K steps for the small token tiles and 64-wide ones for the
+// large tiles (whose activation ring grows with the step), four warps; stage2 128-column
+// tiles; then the neighbours where a tile does not divide. On wide models with small token
+// tiles, two K warps per stage1 weight tile and stage2 256-column tiles (a warp streams its
+// two weight tiles as one K loop): the old choice there was 15-18 % off the fastest.
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
-constexpr int kLargeTileBlockM = 64;                  // the gpu backend's shared-activation kernel
-constexpr std::int64_t kLargeTileFromRows = 32;       // average routed rows per expert
-constexpr std::int64_t kLargeTileMinModelDim = 4096;  // where it was measured (DSV4: 7168)
+constexpr int kLargeTileBlockM = 64;                 // the gpu backend's shared-activation kernel
+constexpr std::int64_t kLargeTileFromRows = 32;      // average routed rows per expert
+constexpr std::int64_t kMeasuredMinModelDim = 4096;  // where these were measured (DSV4: 7168)
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
+constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
+constexpr int kWideSmallTileKWaves = 2;
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
 constexpr int kMaxDefaultBlockM = 128;
@@ -41,6 +45,8 @@ static_assert(all_on_axis(kStage1TileNPreference, kStage1TileNAxis));
 static_assert(all_on_axis(kStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kLargeTileStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
+static_assert(all_on_axis(kWideSmallTileStage2TileNPreference, kStage2TileNAxis));
+static_assert(all_on_axis(std::array<int, 1>{kWideSmallTileKWaves}, kStage1KWavesAxis));
 static_assert(all_on_axis(kStage2TileKPreference, kStage2TileKAxis));
 static_assert(all_on_axis(std::array<int, 1>{kDefaultWaves}, kStage1WavesAxis));
 
@@ -62,7 +68,7 @@ int default_block_m(const ShapeKey& shape) {
     const std::int64_t average_routed_rows =
         padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
     std::int64_t wanted = (average_routed_rows + 1) / 2;
-    if (average_routed_rows >= kLargeTileFromRows && shape.model_dim >= kLargeTileMinModelDim &&
+    if (average_routed_rows >= kLargeTileFromRows && shape.model_dim >= kMeasuredMinModelDim &&
         wanted < kLargeTileBlockM) {
         wanted = kLargeTileBlockM;
     }
@@ -85,7 +91,11 @@ Candidate default_candidate(const ShapeKey& shape) {
     const auto stage1_k = first_dividing(
         block_m >= kLargeTileBlockM ? kLargeTileStage1TileKPreference : kStage1TileKPreference,
         shape.model_dim);
-    const auto stage2_n = first_dividing(kStage2TileNPreference, shape.model_dim);
+    const bool wide_small_tiles =
+        shape.model_dim >= kMeasuredMinModelDim && block_m < kLargeTileBlockM;
+    const auto stage2_n = first_dividing(
+        wide_small_tiles ? kWideSmallTileStage2TileNPreference : kStage2TileNPreference,
+        shape.model_dim);
     const auto stage2_k = first_dividing(kStage2TileKPreference, shape.inter_dim);
     if (!stage1_n || !stage1_k || !stage2_n || !stage2_k) {
         throw UnsupportedShape("shape " + shape_key_string(shape) +
@@ -93,8 +103,13 @@ Candidate default_candidate(const ShapeKey& shape) {
     }
     Candidate candidate;
     candidate.block_m = block_m;
-    candidate.stage1 = Stage1Config{candidate.block_m, *stage1_n, *stage1_k, kDefaultWaves, 1,
-                                    shape.gate_mode,   true};
+    candidate.stage1 = Stage1Config{candidate.block_m,
+                                    *stage1_n,
+                                    *stage1_k,
+                                    kDefaultWaves,
+                                    wide_small_tiles ? kWideSmallTileKWaves : 1,
+                                    shape.gate_mode,
+                                    true};
     candidate.stage2 =
         Stage2Config{candidate.block_m, *stage2_n, *stage2_k, Stage2Mode::atomic, false};
     return candidate;

@@ -51,8 +51,14 @@ TEST(DefaultCandidate, IsInTheCatalogueOfManyShapes) {
 TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     const Candidate small = default_candidate(dsv4_i384_shape(1));
     EXPECT_EQ(small.block_m, 16);
-    EXPECT_EQ(small.stage1, (Stage1Config{16, 64, 128, 4, 1, GateMode::interleave, true}));
-    EXPECT_EQ(small.stage2, (Stage2Config{16, 128, 128, Stage2Mode::atomic, false}));
+    // Wide models, small token tiles: two K warps, stage2 256-column tiles.
+    EXPECT_EQ(small.stage1, (Stage1Config{16, 64, 128, 4, 2, GateMode::interleave, true}));
+    EXPECT_EQ(small.stage2, (Stage2Config{16, 256, 128, Stage2Mode::atomic, false}));
+    ShapeKey narrow_model = dsv4_i384_shape(1);
+    narrow_model.model_dim = 2048;  // below the measured widths: the general choice
+    const Candidate general = default_candidate(narrow_model);
+    EXPECT_EQ(general.stage1.k_waves, 1);
+    EXPECT_EQ(general.stage2.tile_n, 128);
     // Half the average routed group: 1024 x 6 / 384 = 16 rows -> 16; from 32 rows (2048
     // tokens) at least the large tiles' 64, with 64-wide K steps; 8192 tokens: 128 -> 64.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).block_m, 16);
