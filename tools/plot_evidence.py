@@ -4,7 +4,8 @@
     plot_evidence.py ARCHIVE --out DIR [--shape KEY ...] [--per-page N]
 
 latency[_pN].png  per shape: every ok candidate's mean time (with its standard error),
-                  fastest first, the race winner and the incumbent marked
+                  fastest first, the best challenger (starred) and the incumbent's race
+                  time (dashed) marked
 status.png        per shape: how many candidates ended in each status
 race.png          per raced shape: each contender's time in every race round
 
@@ -63,6 +64,17 @@ class Run:
             self.status_names = enum_names(archive["candidates"], "status")
             self.decision_names = enum_names(archive["shapes"], "decision")
         self.decision_by_shape = {int(row["shape_id"]): row for row in self.decisions}
+        # schema_version 1 named the best challenger's columns winner_* (evidence-schema.md).
+        self.challenger_field = ("winner_key" if int(self.attrs["schema_version"]) == 1
+                                 else "best_challenger_key")
+
+    def best_challenger(self, decision):
+        return text(decision[self.challenger_field]) if decision is not None else ""
+
+    def challenger_label(self, shape_id):
+        """"best challenger", with "(published)" when the shape promoted it."""
+        published = self.shape_decision(shape_id) == "promote"
+        return "best challenger" + (" (published)" if published else "")
 
     def shape_label(self, shape_id):
         row = self.shapes[shape_id]
@@ -112,11 +124,11 @@ def plot_latency_page(run, shape_ids, path):
         axis.errorbar(positions, mine["mean_us"], yerr=mine["stderr_us"], fmt="o", ms=3,
                       color="#1f77b4", ecolor="#9ecae1", label="candidates (mean ± stderr)")
         if decision is not None:
-            winner = text(decision["winner_key"])
-            if winner in keys:
-                i = keys.index(winner)
+            challenger = run.best_challenger(decision)
+            if challenger in keys:
+                i = keys.index(challenger)
                 axis.plot(i, mine["mean_us"][i], marker="*", ms=14, color="#d62728",
-                          linestyle="none", label="race winner")
+                          linestyle="none", label=run.challenger_label(shape_id))
             if not math.isnan(decision["incumbent_us"]):
                 axis.axhline(decision["incumbent_us"], color="#ff7f0e", linestyle="--",
                              linewidth=1, label="incumbent (race)")
@@ -168,15 +180,16 @@ def plot_race(run, shape_ids, path):
     for axis, shape_id in zip(axes.flat, raced):
         samples = run.race[run.race["shape_id"] == shape_id]
         decision = run.decision_by_shape.get(shape_id)
-        winner = text(decision["winner_key"]) if decision is not None else ""
+        challenger = run.best_challenger(decision)
         for key in sorted({text(k) for k in samples["candidate_key"]}):
             mine = np.sort(samples[[text(k) == key for k in samples["candidate_key"]]],
                            order="round")
             incumbent = bool(mine["is_incumbent"][0])
-            label = ("incumbent " if incumbent else "") + ("winner " if key == winner else "")
+            label = ("incumbent " if incumbent else "") + (
+                run.challenger_label(shape_id) + " " if key == challenger else "")
             axis.plot(mine["round"], mine["time_us"], marker="o", ms=3,
                       linestyle="--" if incumbent else "-",
-                      linewidth=2.2 if key == winner else 1.0,
+                      linewidth=2.2 if key == challenger else 1.0,
                       label=label + short_key(key))
         axis.set_title(f"{run.shape_label(shape_id)}\n{run.shape_decision(shape_id)}", fontsize=8)
         axis.set_xlabel("race round", fontsize=8)

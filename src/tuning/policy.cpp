@@ -18,11 +18,11 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"atol", m.atol},
         {"max_cosine_distance", m.max_cosine_distance},
         {"timeout", m.timeout_s},
-        {"rotate_inputs", m.rotate_inputs ? 1.0 : 0.0},
+        {"rotate_inputs", m.rotate_inputs ? 1.0 : 0.0, true, true},
         {"batch", static_cast<double>(policy.run.batch), false},
         {"min_improvement_pct", policy.promotion.min_improvement_pct},
         {"false_promotion_rate", policy.promotion.false_promotion_rate},
-        {"lower_bound_gate", policy.promotion.lower_bound_gate ? 1.0 : 0.0},
+        {"lower_bound_gate", policy.promotion.lower_bound_gate ? 1.0 : 0.0, true, true},
         {"finalists", static_cast<double>(policy.finalist.finalists)},
         {"rounds", static_cast<double>(policy.finalist.rounds)},
     };

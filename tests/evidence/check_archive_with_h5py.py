@@ -50,7 +50,7 @@ def text(value):
 def check_archive(path, sidecar):
     with h5py.File(path, "r") as archive:
         attrs = archive.attrs
-        check(attrs["schema_version"] == 1, f"schema_version {attrs['schema_version']}")
+        check(attrs["schema_version"] == 2, f"schema_version {attrs['schema_version']}")
         provenance = sidecar["provenance"]
         check(attrs["tool_version"] == provenance["tool_version"], "tool_version")
         check(attrs["backend"] == provenance["backend"], "backend")
@@ -101,8 +101,8 @@ def check_archive(path, sidecar):
         for i, expected in enumerate(sidecar["decisions"]):
             check(decision_of[decisions[i]["decision"]] == expected["decision"],
                   f"/decisions[{i}].decision")
-            check(text(decisions[i]["winner_key"]) == expected["winner_key"],
-                  f"/decisions[{i}].winner_key")
+            for field in ("best_challenger_key", "published_key"):
+                check(text(decisions[i][field]) == expected[field], f"/decisions[{i}].{field}")
             check(same_number(decisions[i]["margin_pct"], expected["margin_pct"]),
                   f"/decisions[{i}].margin_pct")
 
