@@ -26,3 +26,9 @@ install(FILES ${CMAKE_CURRENT_BINARY_DIR}/fhmoe_tuneConfig.cmake
   ${CMAKE_CURRENT_BINARY_DIR}/fhmoe_tuneConfigVersion.cmake
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/fhmoe_tune)
 install(DIRECTORY configs/ DESTINATION ${CMAKE_INSTALL_DATADIR}/fhmoe_tune/configs)
+# The Slurm scripts where docs/operations.md runs them (<prefix>/slurm/nightly_retune.sbatch;
+# they find the programs on PATH or through FHMOE_BIN_DIR), and the plotting tool beside the
+# programs.
+install(PROGRAMS slurm/fhmoe_tune.sbatch slurm/nightly_retune.sbatch slurm/submit.sh
+  DESTINATION slurm)
+install(PROGRAMS tools/plot_evidence.py tools/evidence_frames.py DESTINATION ${CMAKE_INSTALL_BINDIR})

@@ -47,6 +47,17 @@ def short_key(key, width=40):
     return key if len(key) <= width else key[:width // 2 - 1] + "…" + key[-(width // 2):]
 
 
+def distinct_short_keys(keys, width=40):
+    """{key: label}: short_key at the smallest width from `width` up that tells every key of
+    one legend apart (two keys differing only in the middle would otherwise look the same)."""
+    keys = sorted(set(keys))
+    for w in range(width, max([width] + [len(k) for k in keys]) + 2, 4):
+        labels = {key: short_key(key, w) for key in keys}
+        if len(set(labels.values())) == len(keys):
+            return labels
+    return {key: key for key in keys}
+
+
 def enum_names(dataset, field):
     """{value: name} of an HDF5 ENUM column, as h5py exposes it."""
     mapping = h5py.check_enum_dtype(dataset.dtype[field])
@@ -181,7 +192,9 @@ def plot_race(run, shape_ids, path):
         samples = run.race[run.race["shape_id"] == shape_id]
         decision = run.decision_by_shape.get(shape_id)
         challenger = run.best_challenger(decision)
-        for key in sorted({text(k) for k in samples["candidate_key"]}):
+        keys = sorted({text(k) for k in samples["candidate_key"]})
+        labels = distinct_short_keys(keys)
+        for key in keys:
             mine = np.sort(samples[[text(k) == key for k in samples["candidate_key"]]],
                            order="round")
             incumbent = bool(mine["is_incumbent"][0])
@@ -190,8 +203,10 @@ def plot_race(run, shape_ids, path):
             axis.plot(mine["round"], mine["time_us"], marker="o", ms=3,
                       linestyle="--" if incumbent else "-",
                       linewidth=2.2 if key == challenger else 1.0,
-                      label=label + short_key(key))
+                      label=label + labels[key])
         axis.set_title(f"{run.shape_label(shape_id)}\n{run.shape_decision(shape_id)}", fontsize=8)
+        # Rounds are whole numbers: one tick per round, not matplotlib's 0.5 steps.
+        axis.set_xticks(sorted({int(r) for r in samples["round"]}))
         axis.set_xlabel("race round", fontsize=8)
         axis.set_ylabel("round mean (us)", fontsize=8)
         axis.tick_params(labelsize=7)

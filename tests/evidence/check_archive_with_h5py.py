@@ -128,6 +128,31 @@ def check_pandas(path, sidecar):
           "pandas detail column")
 
 
+def check_frames(path, sidecar, columns):
+    """tools/evidence_frames.py: every table in one call, decoded (issue #15, item 5)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from evidence_frames import read_evidence
+    run = read_evidence(path)
+    for table in TABLES:
+        check(list(run[table].columns) == columns[table], f"frames: {table} columns")
+        check(len(run[table]) == sidecar["rows"][table], f"frames: {table} row count")
+    candidates = run["candidates"]
+    check(list(candidates["status"]) == [c["status"] for c in sidecar["candidates"]],
+          "frames: status by name")
+    check(list(candidates["detail"]) == [c["detail"] for c in sidecar["candidates"]],
+          "frames: detail as str")
+    check(candidates["catastrophic"].dtype == bool, "frames: catastrophic is bool")
+    check(list(candidates["catastrophic"]) == [c["catastrophic"] for c in sidecar["candidates"]],
+          "frames: catastrophic values")
+    decisions = run["decisions"]
+    check(list(decisions["decision"]) == [d["decision"] for d in sidecar["decisions"]],
+          "frames: decision by name")
+    check(list(decisions["published_key"]) == [d["published_key"] for d in sidecar["decisions"]],
+          "frames: published_key")
+    check(run["provenance"]["tool_version"] == sidecar["provenance"]["tool_version"],
+          "frames: provenance")
+
+
 def check_export(tool, path, sidecar, columns, directory):
     result = subprocess.run([tool, "export", str(path), "--csv", str(directory)],
                             capture_output=True, text=True, check=False)
@@ -208,6 +233,7 @@ def main():
         check(sidecar["rows"]["candidates"] > 100, "the sample is too small to mean much")
         columns = check_archive(archive, sidecar)
         check_pandas(archive, sidecar)
+        check_frames(archive, sidecar, columns)
         check_export(args.tool, archive, sidecar, columns, Path(scratch) / "csv")
     for failure in failures:
         print("FAIL:", failure)
