@@ -27,4 +27,9 @@ std::string_view gpu_backend_compiled() {
 #endif
 }
 
+std::string version_line(std::string_view program) {
+    return std::string(program) + " " + std::string(version()) + " (gpu backend " +
+           std::string(gpu_backend_compiled()) + ")";
+}
+
 }  // namespace fhmoe

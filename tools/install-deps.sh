@@ -12,7 +12,7 @@ packages=(
   # serial HDF5 (rank 0 writes the archive), its tools, and Debian's h5py for readers
   libhdf5-dev hdf5-tools python3 python3-h5py python3-numpy python3-matplotlib python3-pandas
   # C++ libraries
-  libcxxopts-dev libspdlog-dev libgtest-dev libgmock-dev
+  libcxxopts-dev libspdlog-dev libgtest-dev libgmock-dev nlohmann-json3-dev zlib1g-dev
   # formatting check
   clang-format
   # AMD compile check of the gpu backend (Debian's HIP 5.2; no AMD GPU is needed to compile)

@@ -4,7 +4,8 @@
     plot_evidence.py ARCHIVE --out DIR [--shape KEY ...] [--per-page N]
 
 latency[_pN].png  per shape: every ok candidate's mean time (with its standard error),
-                  fastest first, the race winner and the incumbent marked
+                  fastest first, the best challenger (starred) and the incumbent's race
+                  time (dashed) marked
 status.png        per shape: how many candidates ended in each status
 race.png          per raced shape: each contender's time in every race round
 
@@ -46,6 +47,17 @@ def short_key(key, width=40):
     return key if len(key) <= width else key[:width // 2 - 1] + "…" + key[-(width // 2):]
 
 
+def distinct_short_keys(keys, width=40):
+    """{key: label}: short_key at the smallest width from `width` up that tells every key of
+    one legend apart (two keys differing only in the middle would otherwise look the same)."""
+    keys = sorted(set(keys))
+    for w in range(width, max([width] + [len(k) for k in keys]) + 2, 4):
+        labels = {key: short_key(key, w) for key in keys}
+        if len(set(labels.values())) == len(keys):
+            return labels
+    return {key: key for key in keys}
+
+
 def enum_names(dataset, field):
     """{value: name} of an HDF5 ENUM column, as h5py exposes it."""
     mapping = h5py.check_enum_dtype(dataset.dtype[field])
@@ -63,6 +75,17 @@ class Run:
             self.status_names = enum_names(archive["candidates"], "status")
             self.decision_names = enum_names(archive["shapes"], "decision")
         self.decision_by_shape = {int(row["shape_id"]): row for row in self.decisions}
+        # schema_version 1 named the best challenger's columns winner_* (evidence-schema.md).
+        self.challenger_field = ("winner_key" if int(self.attrs["schema_version"]) == 1
+                                 else "best_challenger_key")
+
+    def best_challenger(self, decision):
+        return text(decision[self.challenger_field]) if decision is not None else ""
+
+    def challenger_label(self, shape_id):
+        """"best challenger", with "(published)" when the shape promoted it."""
+        published = self.shape_decision(shape_id) == "promote"
+        return "best challenger" + (" (published)" if published else "")
 
     def shape_label(self, shape_id):
         row = self.shapes[shape_id]
@@ -112,11 +135,11 @@ def plot_latency_page(run, shape_ids, path):
         axis.errorbar(positions, mine["mean_us"], yerr=mine["stderr_us"], fmt="o", ms=3,
                       color="#1f77b4", ecolor="#9ecae1", label="candidates (mean ± stderr)")
         if decision is not None:
-            winner = text(decision["winner_key"])
-            if winner in keys:
-                i = keys.index(winner)
+            challenger = run.best_challenger(decision)
+            if challenger in keys:
+                i = keys.index(challenger)
                 axis.plot(i, mine["mean_us"][i], marker="*", ms=14, color="#d62728",
-                          linestyle="none", label="race winner")
+                          linestyle="none", label=run.challenger_label(shape_id))
             if not math.isnan(decision["incumbent_us"]):
                 axis.axhline(decision["incumbent_us"], color="#ff7f0e", linestyle="--",
                              linewidth=1, label="incumbent (race)")
@@ -168,17 +191,22 @@ def plot_race(run, shape_ids, path):
     for axis, shape_id in zip(axes.flat, raced):
         samples = run.race[run.race["shape_id"] == shape_id]
         decision = run.decision_by_shape.get(shape_id)
-        winner = text(decision["winner_key"]) if decision is not None else ""
-        for key in sorted({text(k) for k in samples["candidate_key"]}):
+        challenger = run.best_challenger(decision)
+        keys = sorted({text(k) for k in samples["candidate_key"]})
+        labels = distinct_short_keys(keys)
+        for key in keys:
             mine = np.sort(samples[[text(k) == key for k in samples["candidate_key"]]],
                            order="round")
             incumbent = bool(mine["is_incumbent"][0])
-            label = ("incumbent " if incumbent else "") + ("winner " if key == winner else "")
+            label = ("incumbent " if incumbent else "") + (
+                run.challenger_label(shape_id) + " " if key == challenger else "")
             axis.plot(mine["round"], mine["time_us"], marker="o", ms=3,
                       linestyle="--" if incumbent else "-",
-                      linewidth=2.2 if key == winner else 1.0,
-                      label=label + short_key(key))
+                      linewidth=2.2 if key == challenger else 1.0,
+                      label=label + labels[key])
         axis.set_title(f"{run.shape_label(shape_id)}\n{run.shape_decision(shape_id)}", fontsize=8)
+        # Rounds are whole numbers: one tick per round, not matplotlib's 0.5 steps.
+        axis.set_xticks(sorted({int(r) for r in samples["round"]}))
         axis.set_xlabel("race round", fontsize=8)
         axis.set_ylabel("round mean (us)", fontsize=8)
         axis.tick_params(labelsize=7)

@@ -16,6 +16,7 @@
 #include "fhmoe/family/catalogue_sample.hpp"
 #include "fhmoe/family/catalogue_table.hpp"
 #include "fhmoe/family/legality.hpp"
+#include "fhmoe/version.hpp"
 
 namespace {
 
@@ -57,8 +58,16 @@ int run(int argc, char** argv) {
          cxxopts::value<std::size_t>())  //
         ("seed", "seed of --candidate-sample",
          cxxopts::value<std::uint64_t>()->default_value("0"))  //
-        ("h,help", "print this help");
+        ("h,help", "print this help")                          //
+        ("version", "print the version and exit");
     const cxxopts::ParseResult args = options.parse(argc, argv);
+    if (!args.unmatched().empty()) {
+        throw fhmoe::ParseError("unexpected argument '" + args.unmatched().front() + "'");
+    }
+    if (args.count("version") != 0) {
+        std::printf("%s\n", fhmoe::version_line("fhmoe_catalogue").c_str());
+        return fhmoe::to_int(fhmoe::ExitCode::all_decided);
+    }
     if (args.count("help") != 0) {
         std::fputs(options.help().c_str(), stdout);
         return fhmoe::to_int(fhmoe::ExitCode::all_decided);

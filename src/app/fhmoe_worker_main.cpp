@@ -12,6 +12,7 @@
 
 #include "fhmoe/error.hpp"
 #include "fhmoe/exit_code.hpp"
+#include "fhmoe/version.hpp"
 #include "fhmoe/worker/backend.hpp"
 #include "fhmoe/worker/worker_loop.hpp"
 #include "fhmoe/worker/worker_options.hpp"
@@ -53,6 +54,10 @@ int main(int argc, char** argv) {
     for (const std::string& arg : args) {
         if (arg == "--help" || arg == "-h") {
             std::fputs(fhmoe::worker::worker_usage().c_str(), stdout);
+            return 0;
+        }
+        if (arg == "--version") {
+            std::printf("%s\n", fhmoe::version_line("fhmoe_worker").c_str());
             return 0;
         }
     }

@@ -5,26 +5,54 @@
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "fhmoe/cluster/mpi_environment.hpp"
+#include "fhmoe/cluster/progress_terminal.hpp"
 #include "fhmoe/cluster/run_hooks.hpp"
 #include "fhmoe/cluster/tune_options.hpp"
 #include "fhmoe/cluster/tune_run.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/exit_code.hpp"
+#include "fhmoe/version.hpp"
 
 namespace {
 
+// Where rank 0 draws its progress bar (--progress, progress_terminal.hpp): null for lines or
+// none. On the launcher's terminal the bar and rank 0's log lines both go there, through one
+// sink, so they interleave cleanly; the file stays open until the process exits.
+std::shared_ptr<fhmoe::cluster::ProgressTerminal> progress_terminal(
+    int rank, const fhmoe::cluster::TuneOptions& options) {
+    using fhmoe::cluster::ProgressMode;
+    if (rank != 0) return nullptr;
+    const fhmoe::cluster::ProgressChoice choice = fhmoe::cluster::choose_progress(
+        options.progress, ::isatty(STDERR_FILENO) != 0, fhmoe::cluster::launcher_terminal());
+    if (choice.mode != ProgressMode::bar) return nullptr;
+    std::FILE* out = stderr;
+    if (!choice.terminal.empty()) {
+        // O_NOCTTY: a rank that is a session leader must not acquire the user's terminal.
+        const int fd = ::open(choice.terminal.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        std::FILE* opened = fd >= 0 ? ::fdopen(fd, "w") : nullptr;
+        if (opened != nullptr) out = opened;
+    }
+    return std::make_shared<fhmoe::cluster::ProgressTerminal>(out);
+}
+
 // Rank 0 talks at info; the other ranks only warn unless -v, so N ranks do not print N copies
 // of the same progress. SPDLOG_LEVEL, when set, overrides both.
-void configure_logging(int rank, bool verbose) {
-    auto logger = spdlog::stderr_color_mt("fhmoe");
+void configure_logging(int rank, bool verbose,
+                       const std::shared_ptr<fhmoe::cluster::ProgressTerminal>& terminal) {
+    auto logger = terminal ? std::make_shared<spdlog::logger>("fhmoe", terminal)
+                           : spdlog::stderr_color_mt("fhmoe");
     logger->set_pattern("[%H:%M:%S.%e] [rank " + std::to_string(rank) + "] [%^%l%$] %v");
     spdlog::set_default_logger(logger);
     if (rank == 0) {
@@ -73,13 +101,17 @@ int main(int argc, char** argv) {
     try {
         const std::vector<std::string> args(argv, argv + argc);
         const auto parsed = fhmoe::cluster::parse_tune_command_line(args);
-        if (!parsed.options) {
+        if (parsed.show_version) {
+            if (rank == 0) std::printf("%s\n", fhmoe::version_line("fhmoe_tune_mpi").c_str());
+            code = 0;
+        } else if (!parsed.options) {
             if (rank == 0) std::printf("%s\n", parsed.help_text.c_str());
             code = 0;
         } else {
-            configure_logging(rank, parsed.options->verbose);
+            const auto terminal = progress_terminal(rank, *parsed.options);
+            configure_logging(rank, parsed.options->verbose, terminal);
             code = fhmoe::to_int(fhmoe::cluster::run_tune(
-                *parsed.options, test_hooks_from_environment(*parsed.options)));
+                *parsed.options, test_hooks_from_environment(*parsed.options), terminal));
         }
     } catch (const fhmoe::cluster::UsageError& error) {
         if (rank == 0) std::fprintf(stderr, "fhmoe_tune_mpi: %s (see --help)\n", error.what());

@@ -40,7 +40,8 @@ evidence::CandidateResultRecord result_record_of(const supervisor::CandidateMeas
 Coordinator::Coordinator(CoordinatorContext context)
     : c_(std::move(context)),
       started_(Clock::now()),
-      progress_(stderr, ::isatty(STDERR_FILENO) != 0, c_.options->status_interval_s) {
+      progress_(c_.progress_terminal, c_.options->progress == ProgressMode::none,
+                c_.options->status_interval_s) {
     FHMOE_CHECK(!c_.ranks.empty(), "a run without rank 0");
     shapes_.reserve(c_.header->shapes.size());
     for (const auto& planned : c_.header->shapes) {
@@ -185,6 +186,8 @@ void Coordinator::enqueue_race(ShapeProgress& shape, RaceLineup lineup) {
                   race.contenders.size());
     ++shape.outstanding_work;
     shape.race_planned = true;
+    ++races_planned_;
+    race_work_planned_ += race.contenders.size() * race.rounds;
     queue_.add(WorkItem{std::move(race), shape.key()});
 }
 
@@ -194,9 +197,9 @@ void Coordinator::record_decision(ShapeProgress& shape, evidence::ShapeDecision 
                                decision.kind == evidence::DecisionKind::all_failed
                            ? spdlog::level::warn
                            : spdlog::level::info;
-    spdlog::log(level, "{}: {} (winner {}, margin {}, bar {:.2f}%, noise {:.2f}%): {}", shape.key(),
-                evidence::to_string(decision.kind),
-                decision.winner ? decision.winner->key() : std::string("-"),
+    spdlog::log(level, "{}: {} (published {}, margin {}, bar {:.2f}%, noise {:.2f}%): {}",
+                shape.key(), evidence::to_string(decision.kind),
+                decision.published ? decision.published->key() : std::string("-"),
                 decision.margin_pct ? fmt::format("{:.2f}%", *decision.margin_pct) : "-",
                 decision.bar_pct, decision.noise_floor_pct, decision.reason);
     shape.decision = std::move(decision);
@@ -444,6 +447,8 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 }
                 c_.journal->append(record);
                 shape.race_planned = false;
+                ++races_done_;
+                race_work_done_ += e.contenders.size() * record.rounds_completed;
                 if (!record.stopped) shape.race = std::move(record);
                 finish_work(rank, e.race_id);
             } else if constexpr (std::is_same_v<E, supervisor::WorkerRestarted>) {
@@ -506,6 +511,17 @@ ProgressSnapshot Coordinator::snapshot() const {
     ProgressSnapshot s;
     s.measured = measured_;
     s.to_measure = to_measure_;
+    // Shapes not decided and not raced yet will race, at most finalists + 1 contenders.
+    const auto& finalist = c_.options->policy.finalist;
+    const std::size_t to_race = static_cast<std::size_t>(std::count_if(
+        shapes_.begin(), shapes_.end(),
+        [](const ShapeProgress& p) { return !p.decision && !p.race_planned && !p.race; }));
+    s.races_done = races_done_;
+    s.races_total = races_planned_ + to_race;
+    s.race_work_done = race_work_done_;
+    s.race_work_total = std::max(race_work_planned_, race_work_done_) +
+                        to_race * static_cast<std::size_t>(finalist.finalists + 1) *
+                            static_cast<std::size_t>(finalist.rounds);
     s.shapes_total = shapes_.size();
     s.shapes_decided = static_cast<std::size_t>(
         std::count_if(shapes_.begin(), shapes_.end(),

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -60,6 +61,9 @@ struct CoordinatorContext {
     // Called at every checkpoint after the journal is synced (the evidence archive).
     std::function<void()> on_checkpoint;
     RunHooks hooks;  // for tests
+    // Where the progress bar is drawn (with the log lines); null: progress lines, or none
+    // with --progress none.
+    std::shared_ptr<ProgressTerminal> progress_terminal;
     // The clock of the stop deadline; a test steps it rather than wait out the grace.
     std::function<std::chrono::steady_clock::time_point()> now = &std::chrono::steady_clock::now;
 };
@@ -137,6 +141,11 @@ private:
     std::int64_t next_work_id_ = 0;
     std::size_t measured_ = 0;
     std::size_t to_measure_ = 0;
+    // Race work in contender-rounds (progress_reporter.hpp): planned, and finished.
+    std::size_t races_planned_ = 0;
+    std::size_t races_done_ = 0;
+    std::size_t race_work_planned_ = 0;
+    std::size_t race_work_done_ = 0;
     std::size_t decided_since_checkpoint_ = 0;
     bool stopping_ = false;
     std::chrono::steady_clock::time_point stop_deadline_{};

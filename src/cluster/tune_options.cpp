@@ -36,7 +36,8 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "  srun fhmoe_tune_mpi -i untuned.csv -o tuned.csv [options]\n"
         "Rank 0 plans, every rank (rank 0 too) measures through its own worker process,\n"
         "rank 0 journals every result, races the finalists of each complete shape, gates the\n"
-        "winner against the incumbent and writes the tuned CSV.\n"
+        "best challenger against the incumbent, and writes the tuned CSV with the published\n"
+        "one (the best challenger if promoted, else the incumbent).\n"
         "Rows carry the device they were tuned on: gfx/cu_num of the GPU; 'cpu' and the host's\n"
         "hardware threads for --backend cpu; 'sim' and 1 for --backend sim.\n"
         "Exit codes: 0 every shape decided, 1 some shape incomplete or all candidates failed,\n"
@@ -55,7 +56,8 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<std::string>())(
         "summary-json",
         "also write the end-of-run summary as JSON: exit_code, ranks, policy, and per shape "
-        "its decision, candidates by status, race samples, winner, incumbent, margin",
+        "its decision, candidates by status, race samples, published, incumbent, best "
+        "challenger, margin",
         cxxopts::value<std::string>());
     options.add_options("selection")(
         "all", "retune shapes that already have a tuned row for this gfx/cu_num (aiter --all)")(
@@ -137,9 +139,25 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<std::string>()->default_value("120"))(
         "stop-grace", "seconds an in-flight candidate may finish after SIGTERM/SIGINT/SIGUSR1",
         cxxopts::value<std::string>()->default_value("5"))(
-        "status-interval", "seconds between progress lines when stderr is not a terminal",
+        "status-interval", "seconds between progress lines (--progress lines)",
         cxxopts::value<std::string>()->default_value("30"))(
-        "v,verbose", "more logging; ranks other than 0 log too")("h,help", "print this help");
+        "progress",
+        "auto | bar | lines | none: a bar redrawn in place on the terminal (with the log lines "
+        "above it), a line every --status-interval, or nothing; auto: bar when rank 0 reaches "
+        "the user's terminal (its stderr, or under mpirun mpirun's), lines otherwise (srun, a "
+        "redirected log)",
+        cxxopts::value<std::string>()->default_value("auto"))(
+        "v,verbose", "more logging; ranks other than 0 log too")("h,help", "print this help")(
+        "version", "print the version and exit");
+    // aiter's flags that mean something else here (reference section 4.1): --mp is accepted
+    // when it says what the launch already does, --sort always holds; --profile_file / -o2
+    // are refused before parsing (refuse_profile_file) with what to use instead.
+    options.add_options("aiter")(
+        "mp",
+        "aiter's worker-process count: here one worker per MPI rank, one rank per GPU; "
+        "accepted when N equals the rank count (launch N ranks with mpirun -np N / srun -n N)",
+        cxxopts::value<std::string>())(
+        "sort", "aiter's sorted output: the tuned CSV is always written sorted by its keys");
     return options;
 }
 
@@ -231,6 +249,23 @@ void refuse_overlong_arguments(const std::vector<std::string>& args) {
     }
 }
 
+// aiter's -o2/--profile_file dumps every candidate's result to a CSV. Here every candidate is
+// in the evidence archive, which exports as CSV; cxxopts would read "-o2" as -o with the
+// value "2", so it is refused before cxxopts sees it.
+void refuse_profile_file(const std::vector<std::string>& args) {
+    for (std::size_t i = 1; i < args.size(); ++i) {
+        const std::string& arg = args[i];
+        if (arg == "-o2" || arg.starts_with("-o2=") || arg == "--profile_file" ||
+            arg.starts_with("--profile_file=")) {
+            throw UsageError(
+                "-o2/--profile_file (aiter's dump of every candidate) is not a flag of "
+                "fhmoe_tune_mpi: every candidate's result is in the evidence archive; use "
+                "--evidence RUN.h5, then 'fhmoe_evidence export RUN.h5 --csv DIR' "
+                "(DIR/candidates.csv)");
+        }
+    }
+}
+
 std::string require_path(const cxxopts::ParseResult& result, const char* name, const char* flag) {
     if (result.count(name) == 0 || result[name].as<std::string>().empty()) {
         throw UsageError(std::string(flag) + " is required");
@@ -254,6 +289,7 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
     parsed.help_text = options.help();
 
     refuse_overlong_arguments(args);
+    refuse_profile_file(args);
 
     // aiter's --run_config is argparse nargs='?': a following word that is not a flag is its
     // CSV. cxxopts only takes `--run_config=CSV` for an implicit value, so join the two.
@@ -275,10 +311,18 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
     try {
         const auto result = options.parse(static_cast<int>(argv.size()), argv.data());
         if (result.count("help") != 0) return parsed;
+        if (result.count("version") != 0) {
+            parsed.show_version = true;
+            return parsed;
+        }
         if (!result.unmatched().empty()) {
             throw UsageError("unexpected argument '" + excerpt(result.unmatched().front()) + "'");
         }
         const FlagValues flags(result);
+        if (flags.given("mp")) {
+            o.mp = flags.integer("mp");
+            if (*o.mp < 1) throw UsageError("--mp must be >= 1");
+        }
         o.retune_all = flags.given("all");
         o.compare = flags.given("compare");
         o.update_improved = flags.given("update_improved");
@@ -353,6 +397,9 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         o.lock_timeout_s = flags.number("lock-timeout");
         o.stop_grace_s = flags.number("stop-grace");
         o.status_interval_s = flags.number("status-interval");
+        const auto progress = progress_mode_from_string(flags.text("progress"));
+        if (!progress) bad_value("--progress", flags.text("progress"), "auto, bar, lines or none");
+        o.progress = *progress;
         if (!(o.lock_timeout_s >= 0.0)) throw UsageError("--lock-timeout must be >= 0");
         if (!(o.stop_grace_s >= 0.0)) throw UsageError("--stop-grace must be >= 0");
         if (!(o.status_interval_s > 0.0)) throw UsageError("--status-interval must be > 0");
@@ -362,6 +409,16 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
     }
     parsed.options = std::move(o);
     return parsed;
+}
+
+void check_aiter_mp(const TuneOptions& options, int world_size) {
+    if (!options.mp || *options.mp == world_size) return;
+    throw UsageError("--mp " + std::to_string(*options.mp) + ": this launch has " +
+                     std::to_string(world_size) + (world_size == 1 ? " rank" : " ranks") +
+                     ", and fhmoe_tune_mpi runs one worker per rank (one rank per GPU); start " +
+                     std::to_string(*options.mp) + " ranks instead (mpirun -np " +
+                     std::to_string(*options.mp) + " ... or srun -n " +
+                     std::to_string(*options.mp) + " ...), or leave --mp out");
 }
 
 }  // namespace fhmoe::cluster

@@ -113,6 +113,10 @@ RunStart start_new_run(const TuneOptions& options, const family::DeviceKey& devi
     start.header = std::move(plan.header);
     start.already_tuned = std::move(plan.already_tuned);
     start.other_device = std::move(plan.other_device);
+    if (const auto kept = evidence::keep_finished_journal(options.journal_path)) {
+        spdlog::info("{}: the previous run there finished; its journal is kept as {}",
+                     options.journal_path, *kept);
+    }
     start.journal.emplace(evidence::JournalWriter::create(options.journal_path, start.header));
     spdlog::info("planned {} shapes ({} already tuned, {} for another device); journal {}",
                  start.header.shapes.size(), start.already_tuned.size(), start.other_device.size(),
@@ -210,8 +214,9 @@ RunSummaryFacts summary_facts(const TuneOptions& options, const family::DeviceKe
 
 // Rank 0's run once the other ranks are waiting for it. `members_released` is set once they
 // were told to leave, so that an error after that point does not tell them twice.
-ExitCode coordinate_run(const TuneOptions& options, const RunHooks& hooks, MpiChannel& channel,
-                        TerminationSignals& signals, const std::string& host,
+ExitCode coordinate_run(const TuneOptions& options, const RunHooks& hooks,
+                        const std::shared_ptr<ProgressTerminal>& progress_terminal,
+                        MpiChannel& channel, TerminationSignals& signals, const std::string& host,
                         const DeviceBinding& binding, int world_size, bool& members_released) {
     const std::int64_t started_unix = unix_seconds_now();
     const family::DeviceKey device = tuning_device_of_run(options, binding);
@@ -252,6 +257,7 @@ ExitCode coordinate_run(const TuneOptions& options, const RunHooks& hooks, MpiCh
     context.journal = &*start.journal;
     context.signals = &signals;
     context.hooks = hooks;
+    context.progress_terminal = progress_terminal;
     context.local_host = host;
     context.local_binding = binding.reason;
     context.on_checkpoint = [&] { (void)write_evidence(options, start.header); };
@@ -362,13 +368,14 @@ std::optional<ExitCode> refuse_bad_paths(const TuneOptions& options, int rank) {
     return ExitCode::bad_input;
 }
 
-ExitCode run_rank0(const TuneOptions& options, const RunHooks& hooks, MpiChannel& channel,
+ExitCode run_rank0(const TuneOptions& options, const RunHooks& hooks,
+                   const std::shared_ptr<ProgressTerminal>& progress_terminal, MpiChannel& channel,
                    TerminationSignals& signals, const std::string& host,
                    const DeviceBinding& binding, int world_size) {
     bool members_released = false;
     try {
-        return coordinate_run(options, hooks, channel, signals, host, binding, world_size,
-                              members_released);
+        return coordinate_run(options, hooks, progress_terminal, channel, signals, host, binding,
+                              world_size, members_released);
     } catch (const std::exception& error) {
         // The other ranks wait for rank 0's word: without it they would wait forever.
         if (!members_released)
@@ -402,7 +409,8 @@ ExitCode run_member_rank(const TuneOptions& options, MpiChannel& channel,
 
 }  // namespace
 
-ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks) {
+ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks,
+                  std::shared_ptr<ProgressTerminal> progress_terminal) {
     if (options.backend == worker::BackendKind::gpu && gpu_backend_compiled() == "NONE") {
         throw NotAvailableError(
             "--backend gpu: this build has no GPU backend (configure with "
@@ -410,6 +418,8 @@ ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks) {
     }
     const int rank = world_rank();
     const int size = world_size();
+    // Every rank sees the same size and throws alike: no rank waits for another.
+    check_aiter_mp(options, size);
     if (const auto code = refuse_bad_paths(options, rank)) return *code;
     TerminationSignals signals;
     MpiChannel channel;
@@ -423,7 +433,7 @@ ExitCode run_tune(const TuneOptions& options, const RunHooks& hooks) {
     }
     const std::string host = processor_name();
     log_binding(options, 0, host, binding);
-    return run_rank0(options, hooks, channel, signals, host, binding, size);
+    return run_rank0(options, hooks, progress_terminal, channel, signals, host, binding, size);
 }
 
 }  // namespace fhmoe::cluster

@@ -1,6 +1,6 @@
 #pragma once
 
-// The columns of the /candidates and /shapes tables (schema version 1,
+// The columns of the /candidates, /shapes and /decisions tables (schema version 2,
 // docs/evidence-schema.md), which candidates.csv and shapes.csv repeat: walked from the
 // records' field lists, so the archive schema, its writer and reader and the CSV export
 // take a record's fields from one place. Each walk calls visit(column_name, value) once per
@@ -81,11 +81,20 @@ void shape_columns(Visitor&& visit, std::uint32_t shape_id, Record& shape,
     visit("decision", decision);
 }
 
-// The DecisionRecord's fields with published_key (derived) before reason; without the race_*
-// fields (the last four, added on 2026-11-30) when with_race_columns is false, as an archive
-// written before them lays /decisions out.
+// How an archive lays out /decisions: as this build writes it, or as an older archive does.
+struct DecisionsLayout {
+    bool race_columns = true;  // the race_* fields, added on 2026-11-30
+    // schema_version 1 named the best_challenger_* fields winner_*: "winner" meant the best
+    // challenger there, also when it lost (renamed in schema_version 2, 2026-12-02).
+    bool challenger_named_winner = false;
+};
+
+inline constexpr std::string_view kBestChallengerPrefix = "best_challenger_";
+
+// The DecisionRecord's fields with published_key (derived) before reason, laid out as
+// `layout` says (the race_* fields are the last four).
 template <typename Visitor, RecordOf<DecisionRecord> Record>
-void decision_columns(Visitor&& visit, Record& record, bool with_race_columns = true) {
+void decision_columns(Visitor&& visit, Record& record, const DecisionsLayout& layout = {}) {
     static_assert(field_count<DecisionRecord>() == 16,
                   "a DecisionRecord field: decide whether old archives have its column");
     bool race_columns = false;  // from race_rank on
@@ -96,7 +105,13 @@ void decision_columns(Visitor&& visit, Record& record, bool with_race_columns = 
             visit("published_key", key);
         }
         race_columns = race_columns || address == static_cast<const void*>(&record.race_rank);
-        if (race_columns && !with_race_columns) return;
+        if (race_columns && !layout.race_columns) return;
+        if (layout.challenger_named_winner && name.starts_with(kBestChallengerPrefix)) {
+            const std::string old_name =
+                "winner_" + std::string(name.substr(kBestChallengerPrefix.size()));
+            visit(std::string_view(old_name), value);
+            return;
+        }
         visit(name, value);
     });
 }

@@ -107,13 +107,16 @@ RunEvidence read_hdf5(const std::string& path) {
     h5::File file(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT), "open");
     const hid_t root = file.get();
     const std::int64_t version = h5::read_int64_attribute(root, "schema_version");
-    if (version != kSchemaVersion) {
+    if (version != kSchemaVersion && version != kPreviousSchemaVersion) {
         throw Error("schema_version " + std::to_string(version) + " is not supported (this " +
-                    "build reads schema_version " + std::to_string(kSchemaVersion) + ")");
+                    "build reads schema_version " + std::to_string(kPreviousSchemaVersion) +
+                    " and " + std::to_string(kSchemaVersion) + ")");
     }
+    DecisionsLayout layout;
     // Archives written before the race_* fields of /decisions existed lack them.
-    const bool with_race_columns = h5::table_has_field(root, kDecisionsTable, "race_rank");
-    const ArchiveSchema schema(with_race_columns);
+    layout.race_columns = h5::table_has_field(root, kDecisionsTable, "race_rank");
+    layout.challenger_named_winner = version == kPreviousSchemaVersion;
+    const ArchiveSchema schema(layout);
     RunEvidence evidence;
     evidence.provenance = read_provenance(root, schema);
     read_rows(root, kShapesTable, schema.shapes(), schema.shape_layout(), evidence.shapes,
@@ -125,8 +128,8 @@ RunEvidence read_hdf5(const std::string& path) {
               [](auto&& visit, CandidateRecord& record) { candidate_columns(visit, record); });
     read_rows(root, kRaceTable, schema.race(), schema.race_layout(), evidence.race, kEveryField);
     read_rows(root, kDecisionsTable, schema.decisions(), schema.decision_layout(),
-              evidence.decisions, [with_race_columns](auto&& visit, DecisionRecord& decision) {
-                  decision_columns(visit, decision, with_race_columns);
+              evidence.decisions, [layout](auto&& visit, DecisionRecord& decision) {
+                  decision_columns(visit, decision, layout);
               });
     return evidence;
 }

@@ -67,10 +67,10 @@ auto candidate_column_walk() {
     };
 }
 
-auto decision_column_walk(bool with_race_columns) {
-    return [with_race_columns](auto&& visit) {
+auto decision_column_walk(const DecisionsLayout& layout) {
+    return [layout](auto&& visit) {
         const DecisionRecord record;
-        decision_columns(visit, record, with_race_columns);
+        decision_columns(visit, record, layout);
     };
 }
 
@@ -136,7 +136,7 @@ void ArchiveSchema::add_columns(h5::CompoundType& table, const ColumnLayout& lay
     });
 }
 
-ArchiveSchema::ArchiveSchema(bool with_race_columns)
+ArchiveSchema::ArchiveSchema(const DecisionsLayout& decisions_layout)
     : string_(h5::utf8_string_type()),
       bool_(h5::bool_type()),
       status_(status_enum_type()),
@@ -148,8 +148,7 @@ ArchiveSchema::ArchiveSchema(bool with_race_columns)
       candidates_(candidate_layout_.row_size),
       race_layout_(layout_of(record_column_walk<RaceSample>())),
       race_(race_layout_.row_size),
-      with_race_columns_(with_race_columns),
-      decision_layout_(layout_of(decision_column_walk(with_race_columns))),
+      decision_layout_(layout_of(decision_column_walk(decisions_layout))),
       decisions_(decision_layout_.row_size),
       policy_layout_(layout_of(record_column_walk<PolicyValue>())),
       policy_(policy_layout_.row_size),
@@ -159,7 +158,7 @@ ArchiveSchema::ArchiveSchema(bool with_race_columns)
     add_columns(candidates_, candidate_layout_, candidate_column_walk());
 
     add_columns(race_, race_layout_, record_column_walk<RaceSample>());
-    add_columns(decisions_, decision_layout_, decision_column_walk(with_race_columns));
+    add_columns(decisions_, decision_layout_, decision_column_walk(decisions_layout));
     add_columns(policy_, policy_layout_, record_column_walk<PolicyValue>());
     add_columns(ranks_, rank_layout_, record_column_walk<RankInfo>());
 }

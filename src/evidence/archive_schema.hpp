@@ -1,6 +1,6 @@
 #pragma once
 
-// Schema version 1 of the archive (docs/evidence-schema.md): the in-memory row of each table
+// Schema version 2 of the archive (docs/evidence-schema.md): the in-memory row of each table
 // and its HDF5 compound type. Member names are the column names users see in h5py, pandas
 // and the CSV export; changing one is a schema change.
 
@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "evidence/archive_columns.hpp"
 #include "evidence/hdf5_types.hpp"
 #include "fhmoe/tuning/status.hpp"
 
@@ -38,9 +39,9 @@ inline constexpr const char* kRanksTable = "ranks";
 // The compound types of every table, built once per archive read or write.
 class ArchiveSchema {
 public:
-    // The tables as this build writes them, or (with_race_columns false) as an archive
-    // written before /decisions had its race_* fields lays out /decisions.
-    explicit ArchiveSchema(bool with_race_columns = true);
+    // The tables as this build writes them, or with /decisions laid out as an older
+    // archive lays it out.
+    explicit ArchiveSchema(const DecisionsLayout& decisions_layout = {});
     const h5::CompoundType& shapes() const noexcept { return shapes_; }
     const ColumnLayout& shape_layout() const noexcept { return shape_layout_; }
     const h5::CompoundType& candidates() const noexcept { return candidates_; }
@@ -49,7 +50,6 @@ public:
     const ColumnLayout& race_layout() const noexcept { return race_layout_; }
     const h5::CompoundType& decisions() const noexcept { return decisions_; }
     const ColumnLayout& decision_layout() const noexcept { return decision_layout_; }
-    bool with_race_columns() const noexcept { return with_race_columns_; }
     const h5::CompoundType& policy() const noexcept { return policy_; }
     const ColumnLayout& policy_layout() const noexcept { return policy_layout_; }
     const h5::CompoundType& ranks() const noexcept { return ranks_; }
@@ -70,7 +70,6 @@ private:
     h5::CompoundType candidates_;
     ColumnLayout race_layout_;
     h5::CompoundType race_;
-    bool with_race_columns_;
     ColumnLayout decision_layout_;
     h5::CompoundType decisions_;
     ColumnLayout policy_layout_;

@@ -47,29 +47,41 @@ std::string format_pct(double value) {
 
 double stderr_or_zero(double value) { return std::isfinite(value) ? value : 0.0; }
 
-void compare_winners(const std::string& identity, const DecisionRecord& old_decision,
-                     const DecisionRecord& new_decision, const DiffOptions& options,
-                     std::vector<Change>& changes) {
-    if (old_decision.winner_key.empty() || new_decision.winner_key.empty()) return;
-    if (old_decision.winner_key != new_decision.winner_key) {
-        changes.push_back(
-            Change{ChangeKind::winner_changed,
-                   identity,
-                   {},
-                   old_decision.winner_key,
-                   new_decision.winner_key,
-                   format_us(old_decision.winner_us) + " -> " + format_us(new_decision.winner_us)});
+// Published keys and times are those of /decisions (run_evidence.hpp): the incumbent's when
+// retained, the best challenger's when promoted. A shape that published nothing on one night
+// is reported by decision_changed alone.
+void compare_published(const std::string& identity, const DecisionRecord& old_decision,
+                       const DecisionRecord& new_decision, const DiffOptions& options,
+                       std::vector<Change>& changes) {
+    const std::string old_key = published_key(old_decision);
+    const std::string new_key = published_key(new_decision);
+    if (old_key.empty() || new_key.empty()) return;
+    const double old_us = published_us(old_decision);
+    const double new_us = published_us(new_decision);
+    if (old_key != new_key) {
+        changes.push_back(Change{ChangeKind::published_changed,
+                                 identity,
+                                 {},
+                                 old_key,
+                                 new_key,
+                                 format_us(old_us) + " -> " + format_us(new_us)});
         return;
     }
-    const double old_us = old_decision.winner_us;
-    const double new_us = new_decision.winner_us;
+    if (!old_decision.best_challenger_key.empty() && !new_decision.best_challenger_key.empty() &&
+        old_decision.best_challenger_key != new_decision.best_challenger_key) {
+        changes.push_back(Change{ChangeKind::best_challenger_changed, identity, new_key,
+                                 old_decision.best_challenger_key, new_decision.best_challenger_key,
+                                 format_us(old_decision.best_challenger_us) + " -> " +
+                                     format_us(new_decision.best_challenger_us)});
+    }
     if (!std::isfinite(old_us) || !std::isfinite(new_us) || old_us <= 0.0) return;
     const double delta = new_us - old_us;
-    const double noise = options.sigmas * std::hypot(stderr_or_zero(old_decision.winner_stderr_us),
-                                                     stderr_or_zero(new_decision.winner_stderr_us));
+    const double noise =
+        options.sigmas * std::hypot(stderr_or_zero(published_stderr_us(old_decision)),
+                                    stderr_or_zero(published_stderr_us(new_decision)));
     const double delta_pct = delta / old_us * 100.0;
     if (std::abs(delta) > noise && std::abs(delta_pct) > options.min_pct) {
-        changes.push_back(Change{ChangeKind::winner_time_moved, identity, new_decision.winner_key,
+        changes.push_back(Change{ChangeKind::published_time_moved, identity, new_key,
                                  format_us(old_us), format_us(new_us),
                                  format_pct(delta_pct) + ", noise " + format_us(noise)});
     }
@@ -96,8 +108,9 @@ std::string_view to_string(ChangeKind kind) noexcept {
         case ChangeKind::shape_added: return "shape_added";
         case ChangeKind::shape_removed: return "shape_removed";
         case ChangeKind::decision_changed: return "decision_changed";
-        case ChangeKind::winner_changed: return "winner_changed";
-        case ChangeKind::winner_time_moved: return "winner_time_moved";
+        case ChangeKind::published_changed: return "published_changed";
+        case ChangeKind::published_time_moved: return "published_time_moved";
+        case ChangeKind::best_challenger_changed: return "best_challenger_changed";
         case ChangeKind::new_failure: return "new_failure";
     }
     return "invalid";
@@ -141,8 +154,8 @@ std::vector<Change> diff_evidence(const RunEvidence& old_run, const RunEvidence&
                                      reason});
         }
         if (old_view.decision_record && new_view.decision_record) {
-            compare_winners(identity, *old_view.decision_record, *new_view.decision_record, options,
-                            changes);
+            compare_published(identity, *old_view.decision_record, *new_view.decision_record,
+                              options, changes);
         }
         compare_candidates(identity, old_view, new_view, changes);
     }

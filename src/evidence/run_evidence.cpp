@@ -36,12 +36,48 @@ std::string_view to_string(RatioBasis basis) noexcept {
     return "invalid";
 }
 
-std::string published_key(const DecisionRecord& decision) {
+PublishedRole published_role(const DecisionRecord& decision) noexcept {
     switch (decision.decision) {
-        case Decision::promote: return decision.winner_key;
-        case Decision::retain: return decision.incumbent_key;
-        default: return {};
+        case Decision::promote: return PublishedRole::best_challenger;
+        case Decision::retain: return PublishedRole::incumbent;
+        default: return PublishedRole::none;
     }
+}
+
+std::string_view to_string(PublishedRole role) noexcept {
+    switch (role) {
+        case PublishedRole::none: return "-";
+        case PublishedRole::incumbent: return "incumbent";
+        case PublishedRole::best_challenger: return "best_challenger";
+    }
+    return "invalid";
+}
+
+std::string published_key(const DecisionRecord& decision) {
+    switch (published_role(decision)) {
+        case PublishedRole::best_challenger: return decision.best_challenger_key;
+        case PublishedRole::incumbent: return decision.incumbent_key;
+        case PublishedRole::none: break;
+    }
+    return {};
+}
+
+double published_us(const DecisionRecord& decision) {
+    switch (published_role(decision)) {
+        case PublishedRole::best_challenger: return decision.best_challenger_us;
+        case PublishedRole::incumbent: return decision.incumbent_us;
+        case PublishedRole::none: break;
+    }
+    return kAbsent;
+}
+
+double published_stderr_us(const DecisionRecord& decision) {
+    switch (published_role(decision)) {
+        case PublishedRole::best_challenger: return decision.best_challenger_stderr_us;
+        case PublishedRole::incumbent: return decision.incumbent_stderr_us;
+        case PublishedRole::none: break;
+    }
+    return kAbsent;
 }
 
 }  // namespace fhmoe::evidence

@@ -85,7 +85,7 @@ Measured measured_of(const ContenderSummary& contender) {
 
 }  // namespace
 
-std::optional<std::size_t> choose_race_winner(const std::vector<ContenderSummary>& contenders) {
+std::optional<std::size_t> fastest_contender(const std::vector<ContenderSummary>& contenders) {
     return fastest_ok(contenders, true);
 }
 
@@ -118,7 +118,7 @@ RaceSummary summarize_race(const std::vector<RaceContender>& contenders,
     }
     race.rounds = rounds.value_or(0);
     while (race.look + 1 < looks.size() && looks[race.look + 1] <= race.rounds) ++race.look;
-    race.winner = choose_race_winner(race.contenders);
+    race.fastest = fastest_contender(race.contenders);
     for (const ContenderSummary& contender : race.contenders) {
         if (contender.status == Status::ok && !contender.is_incumbent) ++race.compared_finalists;
     }

@@ -1,28 +1,23 @@
 #include "fhmoe/wire/crc32.hpp"
 
-#include <array>
+#include <zlib.h>
+
+#include <algorithm>
+#include <limits>
 
 namespace fhmoe::wire {
-namespace {
 
-constexpr std::array<std::uint32_t, 256> make_table() {
-    std::array<std::uint32_t, 256> table{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-        std::uint32_t c = i;
-        for (int bit = 0; bit < 8; ++bit) c = (c & 1U) ? 0xEDB88320U ^ (c >> 1) : c >> 1;
-        table[i] = c;
-    }
-    return table;
-}
-
-constexpr auto table = make_table();
-
-}  // namespace
-
+// zlib's crc32 is this CRC (and faster than a byte table); it takes at most a uInt of bytes
+// per call, so a larger span is fed in slices.
 std::uint32_t crc32(std::span<const std::uint8_t> bytes, std::uint32_t previous) {
-    std::uint32_t c = previous ^ 0xFFFFFFFFU;
-    for (std::uint8_t byte : bytes) c = table[(c ^ byte) & 0xFFU] ^ (c >> 8);
-    return c ^ 0xFFFFFFFFU;
+    uLong crc = previous;
+    constexpr std::size_t max_slice = std::numeric_limits<uInt>::max();
+    while (!bytes.empty()) {
+        const std::size_t slice = std::min(bytes.size(), max_slice);
+        crc = ::crc32(crc, bytes.data(), static_cast<uInt>(slice));
+        bytes = bytes.subspan(slice);
+    }
+    return static_cast<std::uint32_t>(crc);
 }
 
 }  // namespace fhmoe::wire

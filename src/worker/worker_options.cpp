@@ -30,7 +30,7 @@ cxxopts::Options make_options() {
         cxxopts::value<double>()->default_value("1.0"))(
         "describe-device",
         "print devices=N (and with --device: gfx, cu_num, name, uuid of that device) and exit")(
-        "help", "print usage");
+        "help", "print usage")("version", "print the version and exit");
     return options;
 }
 

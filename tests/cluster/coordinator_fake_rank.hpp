@@ -18,7 +18,7 @@
 
 namespace fhmoe::cluster::testing {
 
-// Planned index 0 is the clear winner; everything else, the incumbent included, ties.
+// Planned index 0 is the clear best challenger; everything else, the incumbent included, ties.
 inline double default_time_us(std::int64_t planned_index) {
     return planned_index == 0 ? 50.0 : 100.0;
 }

@@ -97,8 +97,8 @@ TEST_F(CoordinatorTest, EveryShapeIsDecidedWithWorkOnEveryRankAndPublished) {
     for (std::size_t i = 0; i < 2; ++i) {
         ASSERT_TRUE(shape(i).decision) << i;
         EXPECT_EQ(shape(i).decision->kind, evidence::DecisionKind::promote) << i;
-        ASSERT_TRUE(shape(i).decision->winner);
-        EXPECT_EQ(*shape(i).decision->winner,
+        ASSERT_TRUE(shape(i).decision->published);
+        EXPECT_EQ(*shape(i).decision->published,
                   family::to_candidate_id(header.shapes[i].candidates[0]));
     }
     EXPECT_FALSE(rank(0).chunks.empty());

@@ -1,5 +1,6 @@
 // The run journal: every record type round-trips, a torn last record is tolerated and cut
-// off on reopen, corruption in the middle is refused, and a journal is never overwritten.
+// off on reopen, corruption in the middle is refused, a journal is never overwritten, and a
+// finished run's journal is kept by name for the next run.
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -55,7 +56,7 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     ShapeDecision decision;
     decision.shape_key = "t3";
     decision.kind = DecisionKind::promote;
-    decision.winner = sample_result(0).result.candidate;
+    decision.published = sample_result(0).result.candidate;
     decision.margin_pct = 4.5;
     decision.bar_pct = 3.0;
     decision.publish = true;
@@ -66,7 +67,7 @@ TEST(Journal, EveryRecordTypeRoundTrips) {
     race.race_id = 9;
     race.rounds_completed = 2;
     race.contenders.push_back(RaceContenderRecord{
-        0, decision.winner.value(), true, tuning::Status::ok, "", {{1.0, 2.0}, {3.0}}});
+        0, decision.published.value(), true, tuning::Status::ok, "", {{1.0, 2.0}, {3.0}}});
     race.started_unix_ns = 1700000000123456789;
     race.finished_unix_ns = 1700000001987654321;
     SessionStartedRecord session;
@@ -196,6 +197,78 @@ TEST(Journal, ANewJournalNeverOverwritesAnExistingOne) {
     const std::string path = journal_path();
     { auto writer = JournalWriter::create(path, sample_header()); }
     EXPECT_THROW(JournalWriter::create(path, sample_header()), InputError);
+}
+
+std::string journal_ending_with(const std::vector<JournalRecord>& records) {
+    const std::string path = journal_path();
+    auto writer = JournalWriter::create(path, sample_header());
+    for (const JournalRecord& record : records) writer.append(record);
+    return path;
+}
+
+std::string bytes_of(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// 2026-12-02 07:45:30 UTC: the kept journal's name carries the session's end, in UTC.
+constexpr std::int64_t kFinishedUnix = 1796197530;
+
+TEST(Journal, AFinishedRunsJournalIsKeptUnderItsEndTime) {
+    for (int exit_status : {0, 1}) {
+        SCOPED_TRACE("exit status " + std::to_string(exit_status));
+        const std::string path =
+            journal_ending_with({sample_result(0), SessionEndedRecord{kFinishedUnix, exit_status}});
+        const std::string before = bytes_of(path);
+        const auto kept = keep_finished_journal(path);
+        ASSERT_TRUE(kept.has_value());
+        EXPECT_EQ(*kept, path + ".20261202T074530Z");
+        EXPECT_FALSE(std::filesystem::exists(path)) << "the path is free for the new run";
+        EXPECT_EQ(bytes_of(*kept), before) << "kept whole: it is evidence";
+        EXPECT_NO_THROW(JournalWriter::create(path, sample_header()));
+    }
+}
+
+TEST(Journal, AKeptJournalNeverReplacesAnotherKeptOne) {
+    const std::string path = journal_ending_with({SessionEndedRecord{kFinishedUnix, 0}});
+    const std::string taken = path + ".20261202T074530Z";
+    std::ofstream(taken) << "an earlier run that ended in the same second";
+    const auto kept = keep_finished_journal(path);
+    ASSERT_TRUE(kept.has_value());
+    EXPECT_EQ(*kept, taken + ".1");
+    EXPECT_EQ(bytes_of(taken), "an earlier run that ended in the same second");
+}
+
+// Only a finished run's journal moves: the others are --resume's, and a new run into them
+// is refused as before, the journal untouched.
+TEST(Journal, AnUnfinishedRunsJournalStaysForResume) {
+    const std::vector<std::pair<std::string, std::vector<JournalRecord>>> unfinished = {
+        {"killed (no session_ended)", {sample_result(0)}},
+        {"interrupted (exit 3)", {SessionEndedRecord{kFinishedUnix, 3}}},
+        {"an output not written (exit 5)", {SessionEndedRecord{kFinishedUnix, 5}}},
+        {"resumed after it ended, then killed",
+         {SessionEndedRecord{kFinishedUnix, 3}, SessionStartedRecord{}, sample_result(1)}},
+    };
+    for (const auto& [what, records] : unfinished) {
+        SCOPED_TRACE(what);
+        const std::string path = journal_ending_with(records);
+        const std::string before = bytes_of(path);
+        EXPECT_FALSE(keep_finished_journal(path).has_value());
+        EXPECT_EQ(bytes_of(path), before);
+        try {
+            JournalWriter::create(path, sample_header());
+            FAIL() << "a new run overwrote an unfinished run's journal";
+        } catch (const InputError& error) {
+            EXPECT_NE(std::string(error.what()).find("pass --resume"), std::string::npos)
+                << error.what();
+        }
+    }
+    // A torn last record is a kill, whatever came before it.
+    const std::string torn = journal_ending_with({SessionEndedRecord{kFinishedUnix, 0}});
+    std::ofstream(torn, std::ios::app | std::ios::binary) << "FHMW";
+    EXPECT_FALSE(keep_finished_journal(torn).has_value());
+    // No journal, or an empty file: nothing to keep.
+    EXPECT_FALSE(keep_finished_journal(journal_path()).has_value());
 }
 
 TEST(Journal, AFileWithoutRunHeaderIsRefused) {

@@ -1,5 +1,6 @@
 // A real run written before /decisions had its race_* fields and before race records carried
-// their times (tests/data/run_before_race_times): today's code must still read its archive,
+// their times, in schema_version 1, which named the best challenger "winner"
+// (tests/data/run_before_race_times): today's code must still read its archive,
 // rebuild the archive from its journal, and diff the two across the upgrade. Nightly retunes
 // compare tonight's archive with last night's, and a tool upgrade must not break that.
 
@@ -33,6 +34,25 @@ TEST(OlderRun, ItsArchiveReadsWithTheRaceColumnsAbsent) {
     }
 }
 
+// schema_version 1 stored the best challenger as winner_key/_us/_stderr_us; this build reads
+// them as best_challenger_* (a reader that looked for the new names would fail the open).
+TEST(OlderRun, ItsSchemaVersion1WinnerColumnsReadAsTheBestChallenger) {
+    const evidence::RunEvidence run = evidence::read_archive(kRunDir + "/evidence.h5");
+    ASSERT_EQ(run.decisions.size(), 5U);
+    for (const auto& decision : run.decisions) {
+        if (decision.decision != evidence::Decision::promote &&
+            decision.decision != evidence::Decision::retain) {
+            continue;
+        }
+        EXPECT_FALSE(decision.best_challenger_key.empty());
+        EXPECT_GT(decision.best_challenger_us, 0.0);
+        EXPECT_GT(decision.best_challenger_stderr_us, 0.0);
+        EXPECT_EQ(evidence::published_key(decision),
+                  decision.decision == evidence::Decision::promote ? decision.best_challenger_key
+                                                                   : decision.incumbent_key);
+    }
+}
+
 TEST(OlderRun, ItsJournalRebuildsTheSameDecisionsAndKnowsWhereEachRaceRan) {
     const evidence::RunEvidence archived = evidence::read_archive(kRunDir + "/evidence.h5");
     const evidence::RunEvidence rebuilt =
@@ -52,7 +72,7 @@ TEST(OlderRun, ItsJournalRebuildsTheSameDecisionsAndKnowsWhereEachRaceRan) {
         const auto& now = rebuilt.decisions[i];
         const auto& then = archived.decisions[i];
         EXPECT_EQ(now.decision, then.decision);
-        EXPECT_EQ(now.winner_key, then.winner_key);
+        EXPECT_EQ(now.best_challenger_key, then.best_challenger_key);
         EXPECT_EQ(now.reason, then.reason);
         // The old journal's race records name their rank and host, but not their times.
         EXPECT_GE(now.race_rank, 0);

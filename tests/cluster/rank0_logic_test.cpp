@@ -3,6 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <spdlog/logger.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <set>
 
 #include "cluster/mpi_transport/mpi_messages.hpp"
@@ -15,6 +20,7 @@
 #include "cluster/run_state/tuned_outputs.hpp"
 #include "cluster/run_state/work_queue.hpp"
 #include "cluster_fixtures.hpp"
+#include "fhmoe/cluster/progress_terminal.hpp"
 #include "fhmoe/wire/bytes.hpp"
 
 namespace fhmoe::cluster {
@@ -252,7 +258,7 @@ TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides
                          race_of(lineup, {{0, 8.0}, {3, 9.5}, {4, 10.0}}, shape.incumbent_id()),
                          promotion, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::promote);
-    EXPECT_EQ(decision.winner, lineup.contenders[0].id);
+    EXPECT_EQ(decision.published, lineup.contenders[0].id);
     ASSERT_TRUE(decision.margin_pct);
     EXPECT_NEAR(*decision.margin_pct, 20.0, 0.1);
     EXPECT_TRUE(decision.publish);
@@ -264,7 +270,7 @@ TEST(ShapeDecision, TheRaceHoldsTheBestFinalistsAndTheIncumbentAndTheGateDecides
                          race_of(lineup, {{0, 9.9}, {3, 9.95}, {4, 10.0}}, shape.incumbent_id()),
                          promotion, three_rounds);
     EXPECT_EQ(decision.kind, evidence::DecisionKind::retain);
-    EXPECT_EQ(decision.winner, shape.incumbent_id());
+    EXPECT_EQ(decision.published, shape.incumbent_id());
     EXPECT_TRUE(decision.publish);
     EXPECT_EQ(decision.published_candidate, planned.candidates[4]);
 }
@@ -430,32 +436,45 @@ TEST(RunSummary, AShapeTunedAtItsPaddedTokenIsReportedTuned) {
                      .tuned);
 }
 
-TEST(RunSummary, ARetainNamesTheChallengerWhoseMarginItShows) {
+TEST(RunSummary, NamesThePublishedTheIncumbentAndTheBestChallenger) {
     const auto planned = planned_shape(16, 3);
     const tuning::CandidateId incumbent = family::to_candidate_id(planned.candidates[0]);
     const tuning::CandidateId challenger = family::to_candidate_id(planned.candidates[1]);
     evidence::ShapeDecision decision;
     decision.kind = evidence::DecisionKind::retain;
     decision.incumbent = incumbent;
-    decision.winner = incumbent;
-    decision.challenger = challenger;
+    decision.published = incumbent;
+    decision.best_challenger = challenger;
     decision.margin_pct = 1.5;
     const auto retained = format_summary(summarize_run({ShapeOutcome{&planned, {}, decision}}, {},
                                                        {}, {}, family::DeviceKey{"cpu", 2}));
-    EXPECT_NE(retained.find("winner " + incumbent.key() + " (the incumbent) / best challenger " +
+    EXPECT_NE(retained.find("published " + incumbent.key() + " (the incumbent) / best challenger " +
                             challenger.key()),
               std::string::npos)
         << retained;
+    EXPECT_EQ(retained.find("winner"), std::string::npos) << "one vocabulary: no 'winner'";
 
     decision.kind = evidence::DecisionKind::promote;
-    decision.winner = challenger;
+    decision.published = challenger;
     const auto promoted = format_summary(summarize_run({ShapeOutcome{&planned, {}, decision}}, {},
                                                        {}, {}, family::DeviceKey{"cpu", 2}));
-    EXPECT_NE(promoted.find("winner " + challenger.key() + " / incumbent " + incumbent.key()),
+    EXPECT_NE(promoted.find("published " + challenger.key() +
+                            " (the best challenger) / incumbent " + incumbent.key()),
               std::string::npos)
         << promoted;
-    EXPECT_EQ(promoted.find("best challenger"), std::string::npos)
-        << "the winner is the challenger";
+    const std::string promoted_line = promoted.substr(promoted.find('\n') + 1);  // no header
+    EXPECT_EQ(promoted_line.find("/ best challenger"), std::string::npos)
+        << "the published one is the best challenger: not named twice";
+    EXPECT_EQ(promoted.find("winner"), std::string::npos) << "one vocabulary: no 'winner'";
+
+    // Nothing published (all failed): the incumbent is still named, as the incumbent.
+    decision.kind = evidence::DecisionKind::all_failed;
+    decision.published.reset();
+    decision.best_challenger.reset();
+    const auto failed = format_summary(summarize_run({ShapeOutcome{&planned, {}, decision}}, {}, {},
+                                                     {}, family::DeviceKey{"cpu", 2}));
+    EXPECT_NE(failed.find("published - / incumbent " + incumbent.key()), std::string::npos)
+        << failed;
 }
 
 TEST(MpiMessages, ChunksRacesAndEventsRoundTrip) {
@@ -508,8 +527,118 @@ TEST(Progress, LinesCarryCountsRateAndEta) {
     snapshot.ranks = 4;
     snapshot.elapsed_s = 10.0;
     const std::string line = format_progress(snapshot, false);
-    EXPECT_EQ(line, "50/200 measurements 25%, 1/4 shapes decided, 3/4 ranks busy, 5.0/s, ETA 30s");
+    EXPECT_EQ(line,
+              "50/200 measurements, 0/0 races, 25%, 1/4 shapes decided, 3/4 ranks busy, 5.0/s, "
+              "ETA 30s");
     EXPECT_EQ(format_progress(snapshot, true).rfind("[######..................] ", 0), 0U);
+}
+
+// The bar sat at 100% with no ETA while the races ran: race work counts.
+TEST(Progress, RaceWorkCountsInThePercentageAndTheEta) {
+    ProgressSnapshot snapshot;
+    snapshot.measured = 200;
+    snapshot.to_measure = 200;
+    snapshot.races_done = 1;
+    snapshot.races_total = 4;
+    snapshot.race_work_done = 50;  // contender-rounds
+    snapshot.race_work_total = 200;
+    snapshot.shapes_decided = 1;
+    snapshot.shapes_total = 4;
+    snapshot.ranks_busy = 4;
+    snapshot.ranks = 4;
+    snapshot.elapsed_s = 50.0;  // 250 units of work in 50 s: 5/s, 150 to go
+    EXPECT_EQ(format_progress(snapshot, false),
+              "200/200 measurements, 1/4 races, 62%, 1/4 shapes decided, 4/4 ranks busy, 5.0/s, "
+              "ETA 30s");
+    snapshot.race_work_done = 200;
+    snapshot.races_done = 4;
+    const std::string done = format_progress(snapshot, false);
+    EXPECT_NE(done.find(", 100%,"), std::string::npos) << done;
+    EXPECT_EQ(done.find("ETA"), std::string::npos) << done;
+}
+
+TEST(Progress, AutoIsABarWhereverRankZeroReachesTheUsersTerminal) {
+    struct Case {
+        ProgressMode requested;
+        bool stderr_is_terminal;
+        std::string launcher;
+        ProgressMode mode;
+        std::string terminal;
+    };
+    const std::vector<Case> cases = {
+        {ProgressMode::automatic, true, "", ProgressMode::bar, ""},        // run by hand
+        {ProgressMode::automatic, false, "/dev/pts/3", ProgressMode::bar,  // under mpirun
+         "/dev/pts/3"},
+        {ProgressMode::automatic, true, "/dev/pts/3", ProgressMode::bar, ""},
+        {ProgressMode::automatic, false, "", ProgressMode::lines, ""},  // srun, a log file
+        {ProgressMode::bar, false, "", ProgressMode::bar, ""},          // asked for
+        {ProgressMode::lines, true, "/dev/pts/3", ProgressMode::lines, ""},
+        {ProgressMode::none, true, "", ProgressMode::none, ""},
+    };
+    for (const Case& c : cases) {
+        const ProgressChoice choice =
+            choose_progress(c.requested, c.stderr_is_terminal, c.launcher);
+        EXPECT_EQ(choice.mode, c.mode) << static_cast<int>(c.requested) << c.launcher;
+        EXPECT_EQ(choice.terminal, c.terminal) << static_cast<int>(c.requested) << c.launcher;
+    }
+    EXPECT_EQ(progress_mode_from_string("auto"), ProgressMode::automatic);
+    EXPECT_EQ(progress_mode_from_string("none"), ProgressMode::none);
+    EXPECT_FALSE(progress_mode_from_string("fancy").has_value());
+}
+
+// What a terminal shows for `bytes`: "\r" returns to the line's start, ESC [K erases to its
+// end, "\n" starts the next line; the last line is the one being drawn.
+std::vector<std::string> rendered_screen(const std::string& bytes) {
+    std::vector<std::string> lines(1);
+    std::size_t column = 0;
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        std::string& line = lines.back();
+        if (bytes[i] == '\r') {
+            column = 0;
+        } else if (bytes[i] == '\n') {
+            lines.emplace_back();
+            column = 0;
+        } else if (bytes.compare(i, 3, "\033[K") == 0) {
+            line.resize(column);
+            i += 2;
+        } else {
+            if (column < line.size()) {
+                line[column] = bytes[i];
+            } else {
+                line += bytes[i];
+            }
+            ++column;
+        }
+    }
+    return lines;
+}
+
+TEST(Progress, LogLinesGoAboveTheBarNeverIntoIt) {
+    char* buffer = nullptr;
+    std::size_t size = 0;
+    std::FILE* out = ::open_memstream(&buffer, &size);
+    ASSERT_NE(out, nullptr);
+    {
+        auto terminal = std::make_shared<ProgressTerminal>(out);
+        spdlog::logger logger("progress-test", terminal);
+        logger.set_pattern("[%l] %v");
+        logger.info("planned 5 shapes");
+        terminal->draw("[##......] 10/40 measurements, ETA 9s");
+        logger.info("t1: promote");  // while the bar is up
+        terminal->draw("[####....] 20/40 measurements, ETA 5s");
+        terminal->draw("[#####...] 25/40 measurements, ETA 4s");  // shorter lines erase the rest
+        logger.warn("t3: retain");
+        terminal->finish("[########] 40/40 measurements");
+        logger.info("summary follows");
+    }
+    std::fclose(out);
+    const std::string bytes(buffer, size);
+    std::free(buffer);
+    const std::vector<std::string> screen = rendered_screen(bytes);
+    const std::vector<std::string> expected = {
+        "[info] planned 5 shapes",       "[info] t1: promote",     "[warning] t3: retain",
+        "[########] 40/40 measurements", "[info] summary follows", ""};
+    EXPECT_EQ(screen, expected) << bytes;
 }
 
 }  // namespace

@@ -157,17 +157,17 @@ Decided run_at(const std::string& base, int ranks) {
         decided.kinds[shape] = std::string(evidence::to_string(d.kind));
         std::printf("np%d %s: %s margin %.1f%% noise floor %.2f%% (%s)\n", ranks, shape.c_str(),
                     decided.kinds[shape].c_str(), d.margin_pct.value_or(-1.0), d.noise_floor_pct,
-                    d.winner ? d.winner->key().c_str() : "-");
+                    d.published ? d.published->key().c_str() : "-");
         if (d.kind != evidence::DecisionKind::promote) continue;
-        EXPECT_TRUE(d.margin_pct.has_value() && d.winner.has_value()) << shape;
-        if (!d.margin_pct || !d.winner) continue;
+        EXPECT_TRUE(d.margin_pct.has_value() && d.published.has_value()) << shape;
+        if (!d.margin_pct || !d.published) continue;
         EXPECT_GT(*d.margin_pct, kClearMarginPct) << shape << " won by a hair: not a clear win";
         const double threshold =
             std::max(tuning::default_policy().promotion.min_improvement_pct, d.noise_floor_pct);
         EXPECT_GT(*d.margin_pct, kThresholds * threshold) << shape;
-        EXPECT_NE(d.winner->key(), incumbent_keys[shape]);
+        EXPECT_NE(d.published->key(), incumbent_keys[shape]);
     }
-    // The published row of each shape is the promoted winner, not the incumbent.
+    // The published row of each shape is the promoted best challenger, not the incumbent.
     const auto rows = tuned_choices(dir + "/tuned.csv");
     EXPECT_EQ(rows.size(), 1U);
     for (const auto& [key, choice] : rows) {

@@ -8,7 +8,7 @@
 
 #include <cstdio>
 #include <filesystem>
-#include <regex>
+#include <nlohmann/json.hpp>
 #include <set>
 
 #include "evidence/evidence_compare.hpp"
@@ -49,8 +49,8 @@ CommandResult run_command(const std::vector<std::string>& argv) {
     return result;
 }
 
-// What the tuner's --summary-json says, as far as the row counts go. The file's layout is
-// documented in run_summary_json.hpp; one shape per line.
+// What the tuner's --summary-json says, as far as the row counts go (layout in
+// run_summary_json.hpp), read with nlohmann-json.
 struct RunSummary {
     int exit_code = -1;
     std::size_t ranks = 0;
@@ -63,41 +63,40 @@ struct RunSummary {
 };
 
 RunSummary read_run_summary(const std::string& path) {
-    const std::string text = read_file(path);
     RunSummary summary;
-    std::smatch match;
-    EXPECT_TRUE(std::regex_search(
-        text, match,
-        std::regex(R"re(^\{"exit_code": (-?[0-9]+), "ranks": ([0-9]+), "policy": \{([^}]*)\})re")))
-        << text;
-    if (match.empty()) return summary;
-    summary.exit_code = std::stoi(match[1]);
-    summary.ranks = std::stoul(match[2]);
-    const std::string policy = match[3];
-    const std::regex entry(R"re("[^"]+": )re");
-    summary.policy_values = static_cast<std::size_t>(
-        std::distance(std::sregex_iterator(policy.begin(), policy.end(), entry), {}));
-
-    const std::regex shape_line(
-        R"re(\{"shape": "([^"]+)", "lookup_token": [0-9]+, "decision": "([^"]+)", "tuned": )re"
-        R"re((?:true|false), "candidates": \{([^}]*)\}, "race_samples": ([0-9]+))re");
-    const std::regex count(R"re("([a-z_]+)": ([0-9]+))re");
-    for (auto it = std::sregex_iterator(text.begin(), text.end(), shape_line);
-         it != std::sregex_iterator(); ++it) {
-        const std::string decision = (*it)[2];
+    nlohmann::json json;
+    try {
+        json = nlohmann::json::parse(read_file(path));
+    } catch (const nlohmann::json::exception& error) {
+        ADD_FAILURE() << path << ": " << error.what();
+        return summary;
+    }
+    summary.exit_code = json.at("exit_code").get<int>();
+    summary.ranks = json.at("ranks").get<std::size_t>();
+    summary.policy_values = json.at("policy").size();
+    // A switch is a boolean, not 1/0 (the issue found rotate_inputs written as 1).
+    EXPECT_TRUE(json.at("policy").at("rotate_inputs").is_boolean()) << json.at("policy");
+    EXPECT_TRUE(json.at("policy").at("iters").is_number()) << json.at("policy");
+    for (const auto& shape : json.at("shapes")) {
+        const std::string decision = shape.at("decision").get<std::string>();
         if (decision == "already tuned" || decision == "other device") continue;
         ++summary.shapes;
         if (decision == "promote" || decision == "retain" || decision == "incomplete" ||
             decision == "all_failed") {
             ++summary.decisions;
         }
-        summary.race_samples += std::stoul((*it)[4]);
-        const std::string counts = (*it)[3];
-        for (auto c = std::sregex_iterator(counts.begin(), counts.end(), count);
-             c != std::sregex_iterator(); ++c) {
-            const std::size_t n = std::stoul((*c)[2]);
-            summary.counts[(*it)[1]][(*c)[1]] = n;
-            summary.candidates += n;
+        // One vocabulary: the published candidate is the best challenger or the incumbent.
+        const std::string published = shape.at("published").get<std::string>();
+        if (decision == "promote") {
+            EXPECT_EQ(published, shape.at("best_challenger").get<std::string>()) << shape;
+        }
+        if (decision == "retain") {
+            EXPECT_EQ(published, shape.at("incumbent").get<std::string>()) << shape;
+        }
+        summary.race_samples += shape.at("race_samples").get<std::size_t>();
+        for (const auto& [status, n] : shape.at("candidates").items()) {
+            summary.counts[shape.at("shape").get<std::string>()][status] = n.get<std::size_t>();
+            summary.candidates += n.get<std::size_t>();
         }
     }
     return summary;

@@ -44,7 +44,7 @@ TEST(TuneMpiLock, AHeldLockAfterTheReplaysIsAnInterruptionThatResumeFinishes) {
     const std::string dir = fresh_directory();
     const std::string lock = dir + "/tuned.csv.lock";
     std::ofstream(lock) << "1234\nsome-other-node\n";
-    // A sample large enough for the sim backend's winners to beat the default configs.
+    // A sample large enough for the sim backend's best challengers to beat the default configs.
     auto args = small_run_args(dir, "sim", 48, 3);
     args.insert(args.end(), {"--lock-timeout", "0.2", "--compare", "--update_improved"});
 

@@ -17,7 +17,7 @@ namespace {
 // The summary line of a shape: "<shape> <lookup> <decision> ... <tuned>".
 std::smatch summary_line(const std::string& log, const std::string& shape) {
     std::smatch match;
-    const std::regex line("\\n" + shape + " +([0-9]+) +([a-z_]+) .* (yes|no) +winner");
+    const std::regex line("\\n" + shape + " +([0-9]+) +([a-z_]+) .* (yes|no) +published");
     EXPECT_TRUE(std::regex_search(log, match, line)) << "no summary line for " << shape << "\n"
                                                      << log;
     return match;

@@ -342,7 +342,7 @@ TEST(TuneMpiPaths, ADiskTooFullForTheNewTunedCsvKeepsTheOldOneAndResumePublishes
 }
 
 // The nightly retune's mode: the rows are written once, after the replays (a sample large
-// enough for the sim backend's winners to beat the default configs by the bar).
+// enough for the sim backend's best challengers to beat the default configs by the bar).
 TEST(TuneMpiPaths, AFullDiskForUpdateImprovedKeepsTheTunedCsvAndResumeWritesIt) {
     expect_tuned_csv_kept_on_a_full_disk(0, "writing the lock's content",
                                          {"--compare", "--update_improved"}, "48");

@@ -32,7 +32,8 @@ std::string crash_fastest_challengers(const std::string& journal, std::size_t& a
     std::map<std::string, tuning::CandidateId> challengers;
     for (const auto& record : evidence::read_journal(journal).records) {
         if (const auto* decision = std::get_if<evidence::ShapeDecision>(&record)) {
-            if (decision->challenger) challengers[decision->shape_key] = *decision->challenger;
+            if (decision->best_challenger)
+                challengers[decision->shape_key] = *decision->best_challenger;
         }
     }
     std::string spec;

@@ -22,7 +22,7 @@ constexpr int kSample = 12;
 
 struct Decided {
     std::map<std::string, std::string> rows;
-    std::map<std::string, std::string> decisions;  // shape -> "kind winner"
+    std::map<std::string, std::string> decisions;  // shape -> "kind published"
 };
 
 Decided run_at(int ranks) {
@@ -38,7 +38,7 @@ Decided run_at(int ranks) {
         EXPECT_EQ(decisions.size(), 1U) << shape;
         const auto& d = decisions.front();
         decided.decisions[shape] = std::string(evidence::to_string(d.kind)) + " " +
-                                   (d.winner ? d.winner->key() : std::string("-"));
+                                   (d.published ? d.published->key() : std::string("-"));
         if (d.margin_pct) {
             std::printf("np%d %s: %s margin %.2f%% bar %.2f%%\n", ranks, shape.c_str(),
                         std::string(evidence::to_string(d.kind)).c_str(), *d.margin_pct, d.bar_pct);

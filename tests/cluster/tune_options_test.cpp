@@ -229,8 +229,71 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--chunk",
                              "--inject-fault",
                              "--verbose",
-                             "--worker"}) {
+                             "--worker",
+                             "--version",
+                             "--mp",
+                             "--sort"}) {
         EXPECT_NE(parsed.help_text.find(flag), std::string::npos) << flag;
+    }
+}
+
+std::string usage_error_of(std::vector<std::string> args) {
+    args.insert(args.begin(), "fhmoe_tune_mpi");
+    try {
+        (void)parse_tune_command_line(args);
+    } catch (const UsageError& error) {
+        return error.what();
+    }
+    return "(no usage error)";
+}
+
+TEST(TuneOptions, VersionIsAskedForAndNothingElseIsParsed) {
+    const auto parsed = parse_tune_command_line({"fhmoe_tune_mpi", "--version"});
+    EXPECT_TRUE(parsed.show_version);
+    EXPECT_FALSE(parsed.options.has_value());
+    EXPECT_FALSE(parse_tune_command_line({"fhmoe_tune_mpi", "-i", "a", "-o", "b"}).show_version);
+}
+
+// aiter's habits (reference section 4.1): --mp is the launch's rank count here, --sort is
+// what the tuned CSV always is, and --profile_file is the evidence archive's export.
+TEST(TuneOptions, AiterMpIsAcceptedWhenItIsTheRankCount) {
+    const TuneOptions o = parse({"-i", "a", "-o", "b", "--mp", "4"});
+    ASSERT_EQ(o.mp, 4);
+    EXPECT_NO_THROW(check_aiter_mp(o, 4));
+    EXPECT_NO_THROW(check_aiter_mp(parse({"-i", "a", "-o", "b"}), 3)) << "no --mp, no check";
+    try {
+        check_aiter_mp(o, 2);
+        FAIL() << "--mp 4 on 2 ranks was accepted";
+    } catch (const UsageError& error) {
+        const std::string message = error.what();
+        EXPECT_NE(message.find("--mp 4: this launch has 2 ranks"), std::string::npos) << message;
+        EXPECT_NE(message.find("mpirun -np 4"), std::string::npos) << message;
+        EXPECT_NE(message.find("srun -n 4"), std::string::npos) << message;
+    }
+    EXPECT_NE(usage_error_of({"-i", "a", "-o", "b", "--mp", "0"}).find("--mp must be >= 1"),
+              std::string::npos);
+    EXPECT_NE(usage_error_of({"-i", "a", "-o", "b", "--mp", "x"}).find("--mp: 'x'"),
+              std::string::npos);
+}
+
+TEST(TuneOptions, AiterSortIsAcceptedForTheAlwaysSortedCsv) {
+    EXPECT_EQ(parse({"-i", "a", "-o", "b", "--sort"}).tuned_path, "b");
+}
+
+TEST(TuneOptions, AiterProfileFileIsRefusedNamingTheEvidenceExport) {
+    for (const std::vector<std::string>& flag :
+         std::vector<std::vector<std::string>>{{"-o2", "profile.csv"},
+                                               {"-o2=profile.csv"},
+                                               {"--profile_file", "profile.csv"},
+                                               {"--profile_file=profile.csv"}}) {
+        std::vector<std::string> args = {"-i", "a", "-o", "b"};
+        args.insert(args.end(), flag.begin(), flag.end());
+        const std::string message = usage_error_of(args);
+        SCOPED_TRACE(flag.front());
+        EXPECT_NE(message.find("-o2/--profile_file"), std::string::npos) << message;
+        EXPECT_NE(message.find("--evidence RUN.h5"), std::string::npos) << message;
+        EXPECT_NE(message.find("fhmoe_evidence export RUN.h5 --csv DIR"), std::string::npos)
+            << message;
     }
 }
 

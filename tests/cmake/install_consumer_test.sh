@@ -21,3 +21,14 @@ cmake -S "$consumer" -B "$scratch/consumer" -DCMAKE_PREFIX_PATH="$scratch/prefix
 cmake --build "$scratch/consumer" -j 2 >/dev/null
 "$scratch/consumer/consumer"
 "$scratch/consumer/cluster_consumer"
+# What docs/operations.md runs from an install: the Slurm scripts (their --help submits
+# nothing) and the plotting tool.
+for script in nightly_retune.sbatch fhmoe_tune.sbatch; do
+  help=$("$scratch/prefix/slurm/$script" --help)
+  case "$help" in
+    *FHMOE_*) ;;
+    *) echo "install_consumer_test: $script --help printed no usage: $help" >&2; exit 1 ;;
+  esac
+done
+"$scratch/prefix/bin/plot_evidence.py" --help | grep -q -- "--out"
+echo "install_consumer_test: ok"

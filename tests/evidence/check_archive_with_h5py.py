@@ -50,7 +50,7 @@ def text(value):
 def check_archive(path, sidecar):
     with h5py.File(path, "r") as archive:
         attrs = archive.attrs
-        check(attrs["schema_version"] == 1, f"schema_version {attrs['schema_version']}")
+        check(attrs["schema_version"] == 2, f"schema_version {attrs['schema_version']}")
         provenance = sidecar["provenance"]
         check(attrs["tool_version"] == provenance["tool_version"], "tool_version")
         check(attrs["backend"] == provenance["backend"], "backend")
@@ -101,8 +101,8 @@ def check_archive(path, sidecar):
         for i, expected in enumerate(sidecar["decisions"]):
             check(decision_of[decisions[i]["decision"]] == expected["decision"],
                   f"/decisions[{i}].decision")
-            check(text(decisions[i]["winner_key"]) == expected["winner_key"],
-                  f"/decisions[{i}].winner_key")
+            for field in ("best_challenger_key", "published_key"):
+                check(text(decisions[i][field]) == expected[field], f"/decisions[{i}].{field}")
             check(same_number(decisions[i]["margin_pct"], expected["margin_pct"]),
                   f"/decisions[{i}].margin_pct")
 
@@ -126,6 +126,31 @@ def check_pandas(path, sidecar):
     check(list(statuses) == expected, "pandas status column")
     check(list(frame["detail"].str.decode("utf-8")) == [c["detail"] for c in sidecar["candidates"]],
           "pandas detail column")
+
+
+def check_frames(path, sidecar, columns):
+    """tools/evidence_frames.py: every table in one call, decoded (issue #15, item 5)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    from evidence_frames import read_evidence
+    run = read_evidence(path)
+    for table in TABLES:
+        check(list(run[table].columns) == columns[table], f"frames: {table} columns")
+        check(len(run[table]) == sidecar["rows"][table], f"frames: {table} row count")
+    candidates = run["candidates"]
+    check(list(candidates["status"]) == [c["status"] for c in sidecar["candidates"]],
+          "frames: status by name")
+    check(list(candidates["detail"]) == [c["detail"] for c in sidecar["candidates"]],
+          "frames: detail as str")
+    check(candidates["catastrophic"].dtype == bool, "frames: catastrophic is bool")
+    check(list(candidates["catastrophic"]) == [c["catastrophic"] for c in sidecar["candidates"]],
+          "frames: catastrophic values")
+    decisions = run["decisions"]
+    check(list(decisions["decision"]) == [d["decision"] for d in sidecar["decisions"]],
+          "frames: decision by name")
+    check(list(decisions["published_key"]) == [d["published_key"] for d in sidecar["decisions"]],
+          "frames: published_key")
+    check(run["provenance"]["tool_version"] == sidecar["provenance"]["tool_version"],
+          "frames: provenance")
 
 
 def check_export(tool, path, sidecar, columns, directory):
@@ -208,6 +233,7 @@ def main():
         check(sidecar["rows"]["candidates"] > 100, "the sample is too small to mean much")
         columns = check_archive(archive, sidecar)
         check_pandas(archive, sidecar)
+        check_frames(archive, sidecar, columns)
         check_export(args.tool, archive, sidecar, columns, Path(scratch) / "csv")
     for failure in failures:
         print("FAIL:", failure)

@@ -6,6 +6,7 @@ figure as a real, non-empty PNG, and that a missing archive is exit status 2.
 """
 
 import argparse
+import importlib.util
 import struct
 import subprocess
 import sys
@@ -50,6 +51,17 @@ def main():
                                   "--out", str(out)], capture_output=True, text=True, check=False)
         if missing.returncode != 2 or "none.h5" not in missing.stderr:
             failures.append(f"missing archive: exit {missing.returncode}, {missing.stderr!r}")
+    # Legend labels: two keys that differ only in the middle must not look the same.
+    spec = importlib.util.spec_from_file_location("plot_evidence", args.plot)
+    plot = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plot)
+    twins = ["bm16|fhmoe1_afp8_wfp4_bf16_t16x64x128_w4_gui_fp8|fhmoe2_afp8_wfp4_bf16_t16x128x128_atomic",
+             "bm16|fhmoe1_afp8_wfp4_bf16_t16x64x256_w4_gui_fp8|fhmoe2_afp8_wfp4_bf16_t16x128x128_atomic"]
+    if plot.short_key(twins[0]) != plot.short_key(twins[1]):
+        failures.append("the twin keys no longer collide at the default width: pick other twins")
+    labels = plot.distinct_short_keys(twins)
+    if len(set(labels.values())) != 2:
+        failures.append(f"legend labels do not tell the candidates apart: {labels}")
     for failure in failures:
         print("FAIL:", failure)
     print(f"{len(failures)} failures")

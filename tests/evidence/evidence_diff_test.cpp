@@ -13,7 +13,7 @@ RunEvidence last_night() { return generate_evidence(GeneratorOptions{.seed = 31,
 
 DecisionRecord& first_decision(RunEvidence& run, Decision kind) {
     for (DecisionRecord& decision : run.decisions) {
-        if (decision.decision == kind && !decision.winner_key.empty()) return decision;
+        if (decision.decision == kind && !decision.best_challenger_key.empty()) return decision;
     }
     throw std::logic_error("the generator made no such decision");
 }
@@ -27,58 +27,111 @@ TEST(Diff, ARunHasNoChangesAgainstItself) {
     EXPECT_TRUE(diff_evidence(run, run).empty());
 }
 
-TEST(Diff, AChangedWinnerIsTheOnlyChange) {
+constexpr const char* kOtherKey = "bm64|fhmoe_s1_t64x64x256_w2_gui|fhmoe_s2_t64x128x128_atomic_v99";
+
+TEST(Diff, APromotedShapePublishingAnotherCandidateIsPublishedChanged) {
     const RunEvidence old_run = last_night();
     RunEvidence new_run = old_run;
     DecisionRecord& decision = first_decision(new_run, Decision::promote);
-    decision.winner_key = "bm64|fhmoe_s1_t64x64x256_w2_gui|fhmoe_s2_t64x128x128_atomic_v99";
+    const std::string old_key = decision.best_challenger_key;
+    decision.best_challenger_key = kOtherKey;
     const auto changes = diff_evidence(old_run, new_run);
     ASSERT_EQ(changes.size(), 1u);
-    EXPECT_EQ(changes[0].kind, ChangeKind::winner_changed);
+    EXPECT_EQ(changes[0].kind, ChangeKind::published_changed);
+    EXPECT_EQ(to_string(changes[0].kind), "published_changed");
     EXPECT_EQ(changes[0].shape, identity_of(new_run, decision.shape_id));
-    EXPECT_EQ(changes[0].new_value, decision.winner_key);
+    EXPECT_EQ(changes[0].old_value, old_key);
+    EXPECT_EQ(changes[0].new_value, kOtherKey);
 }
 
-TEST(Diff, AWinnerTimeBeyondNoiseAndMinimumMoves) {
+TEST(Diff, ARetainedShapeWithAnotherBestChallengerKeepsWhatItPublishes) {
     const RunEvidence old_run = last_night();
     RunEvidence new_run = old_run;
     DecisionRecord& decision = first_decision(new_run, Decision::retain);
-    decision.winner_us *= 1.10;
+    const std::string old_challenger = decision.best_challenger_key;
+    decision.best_challenger_key = kOtherKey;
     const auto changes = diff_evidence(old_run, new_run);
     ASSERT_EQ(changes.size(), 1u);
-    EXPECT_EQ(changes[0].kind, ChangeKind::winner_time_moved);
-    EXPECT_EQ(changes[0].candidate, decision.winner_key);
+    EXPECT_EQ(changes[0].kind, ChangeKind::best_challenger_changed);
+    EXPECT_EQ(changes[0].candidate, decision.incumbent_key) << "the published one, unchanged";
+    EXPECT_EQ(changes[0].old_value, old_challenger);
+    EXPECT_EQ(changes[0].new_value, kOtherKey);
+}
+
+// The report the issue found misleading: a challenger that lost both nights got slower.
+// Serving never ran it, so nothing it uses moved.
+TEST(Diff, ALosingChallengersTimeIsNotAPublishedTime) {
+    const RunEvidence old_run = last_night();
+    RunEvidence new_run = old_run;
+    first_decision(new_run, Decision::retain).best_challenger_us *= 1.10;
+    EXPECT_TRUE(diff_evidence(old_run, new_run).empty());
+}
+
+TEST(Diff, ARetainedIncumbentsTimeBeyondNoiseAndMinimumMoves) {
+    const RunEvidence old_run = last_night();
+    RunEvidence new_run = old_run;
+    DecisionRecord& decision = first_decision(new_run, Decision::retain);
+    decision.incumbent_us *= 1.10;
+    const auto changes = diff_evidence(old_run, new_run);
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].kind, ChangeKind::published_time_moved);
+    EXPECT_EQ(to_string(changes[0].kind), "published_time_moved");
+    EXPECT_EQ(changes[0].candidate, decision.incumbent_key);
     EXPECT_NE(changes[0].detail.find("+10.00%"), std::string::npos) << changes[0].detail;
 }
 
-TEST(Diff, AWinnerTimeWithinNoiseOrBelowTheMinimumDoesNotMove) {
+TEST(Diff, APromotedBestChallengersTimeBeyondNoiseAndMinimumMoves) {
+    const RunEvidence old_run = last_night();
+    RunEvidence new_run = old_run;
+    DecisionRecord& decision = first_decision(new_run, Decision::promote);
+    decision.best_challenger_us *= 0.90;
+    const auto changes = diff_evidence(old_run, new_run);
+    ASSERT_EQ(changes.size(), 1u);
+    EXPECT_EQ(changes[0].kind, ChangeKind::published_time_moved);
+    EXPECT_EQ(changes[0].candidate, decision.best_challenger_key);
+    EXPECT_NE(changes[0].detail.find("-10.00%"), std::string::npos) << changes[0].detail;
+}
+
+TEST(Diff, APublishedTimeWithinNoiseOrBelowTheMinimumDoesNotMove) {
     const RunEvidence old_run = last_night();
     RunEvidence noisy = old_run;
     DecisionRecord& decision = first_decision(noisy, Decision::promote);
     // 5% slower, but each measurement's standard error is 3%: 2 * sqrt(2) * 3% = 8.5% noise.
-    decision.winner_us *= 1.05;
-    decision.winner_stderr_us = decision.winner_us * 0.03;
+    decision.best_challenger_us *= 1.05;
+    decision.best_challenger_stderr_us = decision.best_challenger_us * 0.03;
     RunEvidence noisy_old = old_run;
-    first_decision(noisy_old, Decision::promote).winner_stderr_us = decision.winner_us * 0.03;
+    first_decision(noisy_old, Decision::promote).best_challenger_stderr_us =
+        decision.best_challenger_us * 0.03;
     EXPECT_TRUE(diff_evidence(noisy_old, noisy).empty());
 
     RunEvidence drifted = old_run;
-    first_decision(drifted, Decision::promote).winner_us *= 1.008;  // beyond noise, under 1%
+    first_decision(drifted, Decision::promote).best_challenger_us *= 1.008;  // beyond noise, < 1%
     EXPECT_TRUE(diff_evidence(old_run, drifted).empty());
     EXPECT_EQ(diff_evidence(old_run, drifted, DiffOptions{.sigmas = 2.0, .min_pct = 0.5}).size(),
               1u);
 }
 
-TEST(Diff, AChangedDecisionIsTheOnlyChange) {
+// promote -> retain: the decision changed, and so did what serving uses (the incumbent again).
+TEST(Diff, AChangedDecisionSaysWhatIsPublishedNow) {
     const RunEvidence old_run = last_night();
     RunEvidence new_run = old_run;
     DecisionRecord& decision = first_decision(new_run, Decision::promote);
     decision.decision = Decision::retain;
     const auto changes = diff_evidence(old_run, new_run);
-    ASSERT_EQ(changes.size(), 1u);
+    ASSERT_EQ(changes.size(), 2u);
     EXPECT_EQ(changes[0].kind, ChangeKind::decision_changed);
     EXPECT_EQ(changes[0].old_value, "promote");
     EXPECT_EQ(changes[0].new_value, "retain");
+    EXPECT_EQ(changes[1].kind, ChangeKind::published_changed);
+    EXPECT_EQ(changes[1].old_value, decision.best_challenger_key);
+    EXPECT_EQ(changes[1].new_value, decision.incumbent_key);
+
+    // A decision that publishes nothing tonight is the decision change alone.
+    RunEvidence failed = old_run;
+    first_decision(failed, Decision::promote).decision = Decision::all_failed;
+    const auto only = diff_evidence(old_run, failed);
+    ASSERT_EQ(only.size(), 1u);
+    EXPECT_EQ(only[0].kind, ChangeKind::decision_changed);
 }
 
 TEST(Diff, ACandidateOkLastNightFailingTonightIsANewFailure) {

@@ -207,17 +207,17 @@ private:
                                                    has_incumbent && c + 1 == contenders.size()});
             }
         }
-        decision.winner_key = contenders.front().first;
-        decision.winner_us = sums.front() / rounds;
-        decision.winner_stderr_us = decision.winner_us * 0.002;
+        decision.best_challenger_key = contenders.front().first;
+        decision.best_challenger_us = sums.front() / rounds;
+        decision.best_challenger_stderr_us = decision.best_challenger_us * 0.002;
         decision.bar_pct = 3.0;
         decision.noise_floor_pct = uniform(0.1, 2.0);
         if (has_incumbent) {
             decision.incumbent_key = contenders.back().first;
             decision.incumbent_us = sums.back() / rounds;
             decision.incumbent_stderr_us = decision.incumbent_us * 0.002;
-            decision.margin_pct =
-                (decision.incumbent_us - decision.winner_us) / decision.incumbent_us * 100.0;
+            decision.margin_pct = (decision.incumbent_us - decision.best_challenger_us) /
+                                  decision.incumbent_us * 100.0;
         }
         decision.reason = kind == Decision::promote ? "challenger clears the bar"
                                                     : "margin below the bar of 3.00%";

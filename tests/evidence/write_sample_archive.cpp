@@ -85,7 +85,8 @@ void write_sidecar(const std::string& path, const RunEvidence& evidence) {
         const auto& d = evidence.decisions[i];
         out << (i ? ",\n    " : "\n    ") << "{\"shape_id\": " << d.shape_id
             << ", \"decision\": " << json_string(std::string(to_string(d.decision)))
-            << ", \"winner_key\": " << json_string(d.winner_key)
+            << ", \"best_challenger_key\": " << json_string(d.best_challenger_key)
+            << ", \"published_key\": " << json_string(published_key(d))
             << ", \"margin_pct\": " << json_number(d.margin_pct) << "}";
     }
     out << "]\n}\n";

@@ -86,7 +86,7 @@ TEST(SummarizeRace, PerContenderStatisticsOverRoundsAndThePairedNoiseFloor) {
     EXPECT_FALSE(race.contenders[2].versus_incumbent);  // crashed
     ASSERT_TRUE(race.contenders[3].versus_incumbent);
     EXPECT_EQ(race.incumbent, 0u);
-    EXPECT_EQ(race.winner, 1u);
+    EXPECT_EQ(race.fastest, 1u);
     EXPECT_EQ(race.challenger, 1u);
     // Two finalists finished ok (the crashed one is not compared): each tested at 0.01 / 2.
     EXPECT_EQ(race.compared_finalists, 2u);
@@ -206,7 +206,7 @@ TEST(SummarizeRace, IncumbentThatWinsTheRaceIsRetained) {
     const RaceSummary race = summarize_race(
         {contender(id(16, "a"), {101, 102}), contender(id(32, "inc"), {99, 100}, true)}, policy,
         one_look);
-    EXPECT_EQ(race.winner, 1u);
+    EXPECT_EQ(race.fastest, 1u);
     EXPECT_EQ(race.challenger, 0u);
     const auto decision = gate_race(race, policy);
     ASSERT_TRUE(decision);
@@ -219,14 +219,14 @@ TEST(SummarizeRace, IncumbentThatFailsInTheRaceIsReplaced) {
         {contender(id(32, "inc"), {}, true, Status::timeout), contender(id(32, "new"), {120, 121})},
         policy, one_look);
     EXPECT_FALSE(race.noise_pct);
-    EXPECT_EQ(race.winner, 1u);
+    EXPECT_EQ(race.fastest, 1u);
     const auto decision = gate_race(race, policy);
     ASSERT_TRUE(decision);
     EXPECT_EQ(decision->verdict, Verdict::promote);
     EXPECT_NE(decision->reason.find("timeout"), std::string::npos) << decision->reason;
 }
 
-TEST(SummarizeRace, RaceWithoutIncumbentPromotesItsWinner) {
+TEST(SummarizeRace, RaceWithoutIncumbentPromotesItsBestChallenger) {
     const RaceSummary race = summarize_race(
         {contender(id(32, "b"), {50, 52}), contender(id(32, "a"), {40, 41})}, policy, one_look);
     EXPECT_FALSE(race.incumbent);
@@ -243,7 +243,7 @@ TEST(SummarizeRace, NoOkChallengerMeansNothingToGate) {
         summarize_race({contender(id(32, "inc"), {10, 10}, true),
                         contender(id(32, "bad"), {1, 1}, false, Status::mismatch)},
                        policy, one_look);
-    EXPECT_EQ(race.winner, 0u);
+    EXPECT_EQ(race.fastest, 0u);
     EXPECT_FALSE(race.challenger);
     EXPECT_FALSE(gate_race(race, policy));
 }
@@ -435,25 +435,25 @@ TEST(RaceNeedsMoreRounds, WithoutAnOkIncumbentThereIsNothingToWaitFor) {
     EXPECT_FALSE(race_needs_more_rounds(summarize_race(no_finalist, policy, {5, 10}), policy));
 }
 
-TEST(ChooseRaceWinner, FastestOkContenderWins) {
-    EXPECT_EQ(choose_race_winner({summary(id(32, "a"), 10.0),
-                                  summary(id(32, "b"), 5.0, false, Status::mismatch),
-                                  summary(id(32, "c"), 8.0), summary(id(32, "d"), 9.0)}),
+TEST(FastestContender, FastestOkContenderIsChosen) {
+    EXPECT_EQ(fastest_contender({summary(id(32, "a"), 10.0),
+                                 summary(id(32, "b"), 5.0, false, Status::mismatch),
+                                 summary(id(32, "c"), 8.0), summary(id(32, "d"), 9.0)}),
               2u);
 }
 
-TEST(ChooseRaceWinner, TiesGoToTheIncumbentThenToTheSmallestKey) {
-    EXPECT_EQ(choose_race_winner({summary(id(32, "a"), 8.0), summary(id(64, "inc"), 8.0, true)}),
+TEST(FastestContender, TiesGoToTheIncumbentThenToTheSmallestKey) {
+    EXPECT_EQ(fastest_contender({summary(id(32, "a"), 8.0), summary(id(64, "inc"), 8.0, true)}),
               1u);
-    EXPECT_EQ(choose_race_winner({summary(id(64, "inc"), 8.0, true), summary(id(32, "a"), 8.0)}),
+    EXPECT_EQ(fastest_contender({summary(id(64, "inc"), 8.0, true), summary(id(32, "a"), 8.0)}),
               0u);
-    EXPECT_EQ(choose_race_winner({summary(id(32, "z"), 8.0), summary(id(32, "b"), 8.0)}), 1u);
-    EXPECT_EQ(choose_race_winner({summary(id(32, "b"), 8.0), summary(id(32, "z"), 8.0)}), 0u);
+    EXPECT_EQ(fastest_contender({summary(id(32, "z"), 8.0), summary(id(32, "b"), 8.0)}), 1u);
+    EXPECT_EQ(fastest_contender({summary(id(32, "b"), 8.0), summary(id(32, "z"), 8.0)}), 0u);
 }
 
-TEST(ChooseRaceWinner, NoOkContenderNoWinner) {
-    EXPECT_FALSE(choose_race_winner({}));
-    EXPECT_FALSE(choose_race_winner({summary(id(32, "a"), 1.0, true, Status::crash)}));
+TEST(FastestContender, NoOkContenderNoneIsChosen) {
+    EXPECT_FALSE(fastest_contender({}));
+    EXPECT_FALSE(fastest_contender({summary(id(32, "a"), 1.0, true, Status::crash)}));
 }
 
 }  // namespace

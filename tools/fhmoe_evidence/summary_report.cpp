@@ -39,6 +39,12 @@ const DecisionRecord* decision_of(const RunEvidence& evidence, std::size_t shape
     return nullptr;
 }
 
+std::size_t race_samples_of(const RunEvidence& evidence, std::size_t shape_id) {
+    return static_cast<std::size_t>(std::count_if(
+        evidence.race.begin(), evidence.race.end(),
+        [shape_id](const RaceSample& sample) { return sample.shape_id == shape_id; }));
+}
+
 }  // namespace
 
 void print_summary(const RunEvidence& evidence, std::ostream& out) {
@@ -47,8 +53,10 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
     std::vector<std::string> header = {"shape", "device", "cands"};
     for (tuning::Status status : tuning::all_statuses)
         header.emplace_back(tuning::to_string(status));
-    for (const char* column :
-         {"decision", "margin%", "bar%", "winner_us", "incumbent_us", "winner", "incumbent"}) {
+    // `published` names the role (incumbent / best_challenger), not a third key: what serving
+    // uses is always one of the two keys beside it.
+    for (const char* column : {"decision", "margin%", "bar%", "incumbent_us", "best_challenger_us",
+                               "published", "incumbent", "best_challenger"}) {
         header.emplace_back(column);
     }
     TextTable table(header);
@@ -73,10 +81,11 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
         const DecisionRecord& d = decision ? *decision : none;
         row.push_back(fixed_or_dash(d.margin_pct, 2));
         row.push_back(fixed_or_dash(d.bar_pct, 2));
-        row.push_back(fixed_or_dash(d.winner_us, 3));
         row.push_back(fixed_or_dash(d.incumbent_us, 3));
-        row.push_back(d.winner_key.empty() ? "-" : d.winner_key);
+        row.push_back(fixed_or_dash(d.best_challenger_us, 3));
+        row.emplace_back(to_string(published_role(d)));
         row.push_back(d.incumbent_key.empty() ? "-" : d.incumbent_key);
+        row.push_back(d.best_challenger_key.empty() ? "-" : d.best_challenger_key);
         table.add_row(std::move(row));
     }
     table.print(out);
@@ -106,13 +115,20 @@ bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ost
             << " candidates planned\n";
         if (const DecisionRecord* d = decision_of(evidence, id)) {
             out << "decision " << to_string(d->decision) << ": " << d->reason << '\n';
-            if (!d->winner_key.empty()) {
-                out << "  winner    " << d->winner_key << "  " << fixed_or_dash(d->winner_us, 3)
-                    << " us\n";
-            }
+            const std::string published = published_key(*d);
+            out << "  published       " << (published.empty() ? "-" : published);
+            if (!published.empty()) out << " (the " << to_string(published_role(*d)) << ")";
+            out << '\n';
+            // Race times when the shape raced; the incumbent's is its chunk mean otherwise.
+            const bool raced = race_samples_of(evidence, id) > 0;
+            const char* times = raced ? "race mean over rounds" : "chunk mean (no race)";
             if (!d->incumbent_key.empty()) {
-                out << "  incumbent " << d->incumbent_key << "  "
-                    << fixed_or_dash(d->incumbent_us, 3) << " us\n";
+                out << "  incumbent       " << d->incumbent_key << "  "
+                    << fixed_or_dash(d->incumbent_us, 3) << " us (" << times << ")\n";
+            }
+            if (!d->best_challenger_key.empty()) {
+                out << "  best_challenger " << d->best_challenger_key << "  "
+                    << fixed_or_dash(d->best_challenger_us, 3) << " us (" << times << ")\n";
             }
             if (!std::isnan(d->bar_pct)) {
                 out << "  margin " << fixed_or_dash(d->margin_pct, 2) << "%, bar "
@@ -143,6 +159,9 @@ bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ost
             if (a_ok != b_ok) return a_ok;
             return a_ok && a->result.timing.mean_us < b->result.timing.mean_us;
         });
+        // These are each candidate's own measurement in its chunk, the screening every
+        // candidate gets; only the finalists also raced (the times above).
+        out << "candidates (screening: each one's own chunk measurement, not the race):\n";
         TextTable table({"candidate", "status", "mean_us", "stderr_us", "median_us", "vs_incumbent",
                          "rank", "host", "device", "attempt", "detail"});
         for (const CandidateRecord* c : rows) {

@@ -9,8 +9,8 @@
 
 namespace fhmoe::evidence::cli {
 
-// Provenance, one line per shape (status counts, decision, margin, bar, winner, incumbent)
-// and the totals.
+// Provenance, one line per shape (status counts, decision, margin, bar, the incumbent's and
+// the best challenger's race times, which of them is published, their keys) and the totals.
 void print_summary(const RunEvidence& evidence, std::ostream& out);
 
 // Every shape whose shape_key or "gfx/cu_num/shape_key" equals `shape`: its key columns,

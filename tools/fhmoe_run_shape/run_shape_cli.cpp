@@ -20,6 +20,7 @@
 #include "fhmoe/supervisor/run_blocking.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
 #include "fhmoe/tuning/policy.hpp"
+#include "fhmoe/version.hpp"
 #include "fhmoe/worker/backend_kind.hpp"
 #include "fhmoe/worker/fault_spec.hpp"
 
@@ -63,7 +64,8 @@ cxxopts::Options make_options(const fhmoe::tuning::MeasurementPolicy& policy) {
         "sim-speed", "sim: device speed factor", cxxopts::value<double>())(
         "cpu-threads", "cpu: threads per op (0: all cores)", cxxopts::value<int>())(
         "worker", "fhmoe_worker path (default: next to this program)",
-        cxxopts::value<std::string>())("help", "print usage");
+        cxxopts::value<std::string>())("help", "print usage")("version",
+                                                              "print the version and exit");
     return options;
 }
 
@@ -180,6 +182,10 @@ int run(const std::vector<std::string>& arguments, std::FILE* out) {
     }
     if (args.count("help") != 0) {
         std::fputs(options.help().c_str(), out);
+        return 0;
+    }
+    if (args.count("version") != 0) {
+        std::fprintf(out, "%s\n", fhmoe::version_line("fhmoe_run_shape").c_str());
         return 0;
     }
     if (!args.unmatched().empty()) {

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "fhmoe/cluster/progress_terminal.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/tuning/policy.hpp"
 #include "fhmoe/worker/backend_kind.hpp"
@@ -46,12 +47,22 @@ struct TuneOptions {
     double lock_timeout_s = 120.0;
     double stop_grace_s = 5.0;
     double status_interval_s = 30.0;
+    // --progress: bar, lines or none; automatic lets the main choose (progress_terminal.hpp).
+    ProgressMode progress = ProgressMode::automatic;
     std::vector<std::string> command_line;  // argv as given, for the journal and evidence
+    // aiter's --mp N (worker processes): here the MPI rank count, so run_tune refuses an N
+    // that differs from it (check_aiter_mp).
+    std::optional<int> mp;
 };
 
+// --mp N said how many GPU workers aiter should start; here that is the launch's rank count.
+// Throws UsageError naming both when they differ.
+void check_aiter_mp(const TuneOptions& options, int world_size);
+
 struct ParsedCommandLine {
-    std::optional<TuneOptions> options;  // none when --help was asked for
+    std::optional<TuneOptions> options;  // none when --help or --version was asked for
     std::string help_text;
+    bool show_version = false;  // --version: print version_line and exit 0
 };
 
 // Parses argv (args[0] is the program name). Throws UsageError for a malformed or

@@ -12,10 +12,13 @@
 
 namespace fhmoe::evidence {
 
-// The schema this build writes and the only one it reads. Bumped on any change a reader
-// of the previous version would misread (docs/evidence-schema.md, "Versions"); a field
-// added since is no such change: an archive written before it lacks it, and reads with the
-// field absent (a night-to-night diff spans tool upgrades).
-inline constexpr int kSchemaVersion = 1;
+// The schema this build writes. Bumped on any change a reader of the previous version would
+// misread (docs/evidence-schema.md, "Versions"); a field added since is no such change: an
+// archive written before it lacks it, and reads with the field absent. This build also reads
+// the previous version, so a night-to-night diff spans the upgrade that bumped it:
+// schema_version 2 (2026-12-02) renamed /decisions winner_key, winner_us, winner_stderr_us
+// to best_challenger_key, best_challenger_us, best_challenger_stderr_us.
+inline constexpr int kSchemaVersion = 2;
+inline constexpr int kPreviousSchemaVersion = 1;
 
 }  // namespace fhmoe::evidence

@@ -12,18 +12,23 @@
 namespace fhmoe::evidence {
 
 enum class ChangeKind {
-    shape_added,        // a shape only tonight's run has
-    shape_removed,      // a shape only last night's run has
-    decision_changed,   // e.g. retain -> incomplete
-    winner_changed,     // the fastest ok challenger is another candidate
-    winner_time_moved,  // same winner, its time moved beyond the noise of both measurements
-    new_failure,        // a candidate ok last night ends in a failure status tonight
+    shape_added,       // a shape only tonight's run has
+    shape_removed,     // a shape only last night's run has
+    decision_changed,  // e.g. retain -> incomplete
+    // What serving uses after the run (the published candidate) is another one.
+    published_changed,
+    // The same candidate is published, and its time moved beyond the noise of both runs.
+    published_time_moved,
+    // The published candidate is the same, but the race's best challenger (the fastest ok
+    // challenger, published or not) is another one: news about the search, not about serving.
+    best_challenger_changed,
+    new_failure,  // a candidate ok last night ends in a failure status tonight
 };
 
 std::string_view to_string(ChangeKind kind) noexcept;
 
 struct DiffOptions {
-    // A winner time moved only if |new - old| > sigmas * sqrt(se_old^2 + se_new^2) and
+    // A published time moved only if |new - old| > sigmas * sqrt(se_old^2 + se_new^2) and
     // |new - old| / old * 100 > min_pct: noise and tiny drifts are not news.
     double sigmas = 2.0;
     double min_pct = 1.0;

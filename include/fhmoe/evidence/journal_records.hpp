@@ -190,19 +190,23 @@ struct ShapeDecision {
     std::string shape_key;
     DecisionKind kind = DecisionKind::incomplete;
     tuning::CandidateId incumbent;
-    std::optional<tuning::CandidateId> winner;  // the candidate that serves after this run
-    // The fastest ok challenger of the race (absent when none finished ok), and its time.
-    std::optional<tuning::CandidateId> challenger;
-    std::optional<double> challenger_us;
-    std::optional<double> challenger_stderr_us;
+    // The published candidate: the one serving uses after this run (the best challenger when
+    // promoted, the incumbent when retained; absent when nothing is published).
+    std::optional<tuning::CandidateId> published;
+    // The race's best challenger (absent when none finished ok), published or not, and its
+    // race time.
+    std::optional<tuning::CandidateId> best_challenger;
+    std::optional<double> best_challenger_us;
+    std::optional<double> best_challenger_stderr_us;
     std::optional<double> incumbent_stderr_us;
     std::optional<double> margin_pct;
     double bar_pct = 0.0;
     double noise_floor_pct = 0.0;
-    std::optional<double> incumbent_us;  // race mean (or chunk mean without a race)
-    std::optional<double> winner_us;
+    std::optional<double> incumbent_us;           // race mean (or chunk mean without a race)
+    std::optional<double> published_measured_us;  // the published one's race or chunk mean
     std::string reason;
-    // The tuned row to write: a promoted winner, or the first row of a shape that had none.
+    // The tuned row to write: a promoted best challenger, or the first row of a shape that had
+    // none.
     bool publish = false;
     family::Candidate published_candidate;
     double published_us = 0.0;
@@ -214,16 +218,16 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("shape_key", r.shape_key);
     visit("kind", r.kind);
     visit("incumbent", r.incumbent);
-    visit("winner", r.winner);
-    visit("challenger", r.challenger);
-    visit("challenger_us", r.challenger_us);
-    visit("challenger_stderr_us", r.challenger_stderr_us);
+    visit("published", r.published);
+    visit("best_challenger", r.best_challenger);
+    visit("best_challenger_us", r.best_challenger_us);
+    visit("best_challenger_stderr_us", r.best_challenger_stderr_us);
     visit("incumbent_stderr_us", r.incumbent_stderr_us);
     visit("margin_pct", r.margin_pct);
     visit("bar_pct", r.bar_pct);
     visit("noise_floor_pct", r.noise_floor_pct);
     visit("incumbent_us", r.incumbent_us);
-    visit("winner_us", r.winner_us);
+    visit("published_measured_us", r.published_measured_us);
     visit("reason", r.reason);
     visit("publish", r.publish);
     visit("published_candidate", r.published_candidate);

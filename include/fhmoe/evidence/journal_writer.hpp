@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,17 @@
 namespace fhmoe::evidence {
 
 struct JournalContents;  // journal_reader.hpp
+
+// A new run into the same outputs (aiter's habit: `--compare --update_improved`, then `--all`)
+// must not be blocked by the journal of a run that finished. When `path` holds a journal whose
+// last record is a session_ended with exit status 0 or 1 (the run did what it could and wrote
+// its outputs), it is renamed to `<path>.<finished UTC, YYYYmmddTHHMMSSZ>` (".1", ".2", ...
+// appended if taken) and the new name returned: it stays evidence, and `--journal NEW
+// --resume` still continues it. Anything else is left in place and nullopt returned: no file,
+// an empty one, a journal that was interrupted (3), could not write an output (5), was killed
+// (no session_ended) or cannot be read; JournalWriter::create then refuses as before, and
+// --resume continues it.
+std::optional<std::string> keep_finished_journal(const std::string& path);
 
 // Appends records. Each append() is buffered; flush() hands the buffer to the kernel in one
 // write (after which a kill of this process loses nothing), sync() also fsyncs it (after

@@ -19,8 +19,8 @@ namespace fhmoe::evidence {
 // What the run concluded for one shape. The tuner maps its gate verdict and coverage check
 // onto it. The names are part of the archive (an HDF5 ENUM) and never change.
 enum class Decision : std::uint8_t {
-    promote = 0,     // the winner beat the incumbent by at least the bar: it is published
-    retain = 1,      // the incumbent stays: no challenger cleared the bar
+    promote = 0,     // the best challenger beat the incumbent by at least the bar: published
+    retain = 1,      // the incumbent stays published: no challenger cleared the bar
     incomplete = 2,  // some candidate has no terminal status: nothing published (coverage)
     all_failed = 3,  // every candidate ended in a failure status: nothing to publish
     pending = 4,     // checkpoint only: the shape has no decision yet
@@ -47,7 +47,7 @@ inline constexpr RatioBasis all_ratio_bases[] = {RatioBasis::none, RatioBasis::s
 
 std::string_view to_string(RatioBasis basis) noexcept;
 
-// Marks a time or percentage that does not exist (no incumbent, a failed winner, ...).
+// Marks a time or percentage that does not exist (no incumbent, no ok challenger, ...).
 inline constexpr double kAbsent = std::numeric_limits<double>::quiet_NaN();
 
 struct PolicyValue {
@@ -140,10 +140,12 @@ struct DecisionRecord {
     std::string incumbent_key;  // empty when the shape had no incumbent
     double incumbent_us = kAbsent;
     double incumbent_stderr_us = kAbsent;
-    std::string winner_key;  // the fastest ok challenger; empty when none was ok
-    double winner_us = kAbsent;
-    double winner_stderr_us = kAbsent;
-    double margin_pct = kAbsent;  // (incumbent - winner) / incumbent * 100
+    // The race's fastest ok challenger, published only when promoted; empty when none was ok.
+    // (schema_version 1 named these three winner_key, winner_us, winner_stderr_us.)
+    std::string best_challenger_key;
+    double best_challenger_us = kAbsent;
+    double best_challenger_stderr_us = kAbsent;
+    double margin_pct = kAbsent;  // how much faster the best challenger is, in percent
     double bar_pct = kAbsent;     // max(min_improvement_pct, noise_floor_pct)
     double noise_floor_pct = kAbsent;
     std::string reason;  // one line, from the gate or the coverage check
@@ -164,9 +166,9 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("incumbent_key", r.incumbent_key);
     visit("incumbent_us", r.incumbent_us);
     visit("incumbent_stderr_us", r.incumbent_stderr_us);
-    visit("winner_key", r.winner_key);
-    visit("winner_us", r.winner_us);
-    visit("winner_stderr_us", r.winner_stderr_us);
+    visit("best_challenger_key", r.best_challenger_key);
+    visit("best_challenger_us", r.best_challenger_us);
+    visit("best_challenger_stderr_us", r.best_challenger_stderr_us);
     visit("margin_pct", r.margin_pct);
     visit("bar_pct", r.bar_pct);
     visit("noise_floor_pct", r.noise_floor_pct);
@@ -186,8 +188,22 @@ struct RunEvidence {
     std::vector<DecisionRecord> decisions;
 };
 
-// The key of the configuration serving will use after this run: the winner when promoted,
-// the incumbent when retained, empty when nothing was published.
+// The words every output uses (docs/evidence-schema.md, "Vocabulary"):
+//   incumbent        what serving ran before this run (the tuned CSV's row, or the default)
+//   best_challenger  the race's fastest ok challenger, whether or not it cleared the bar
+//   published        what serving uses after this run: the best challenger when promoted,
+//                    the incumbent when retained, nothing otherwise
+enum class PublishedRole : std::uint8_t { none, incumbent, best_challenger };
+
+PublishedRole published_role(const DecisionRecord& decision) noexcept;
+
+// "incumbent", "best_challenger" or "-".
+std::string_view to_string(PublishedRole role) noexcept;
+
+// The published configuration's key, race time and its standard error: the best
+// challenger's when promoted, the incumbent's when retained; empty / kAbsent otherwise.
 std::string published_key(const DecisionRecord& decision);
+double published_us(const DecisionRecord& decision);
+double published_stderr_us(const DecisionRecord& decision);
 
 }  // namespace fhmoe::evidence

@@ -17,8 +17,8 @@ namespace fhmoe::family {
 // n distinct members of `catalogue`, returned in catalogue order. n >= size returns the
 // whole catalogue; n == 0 returns nothing. When `always` is given (it must be a member),
 // it is one of the n: a sampled tune then always measures what serving runs untuned, so its
-// winner is never worse than the default. Draws are a partial Fisher-Yates shuffle, so a
-// larger n with the same seed only adds candidates.
+// published candidate is never worse than the default. Draws are a partial Fisher-Yates
+// shuffle, so a larger n with the same seed only adds candidates.
 std::vector<Candidate> sample_catalogue(const std::vector<Candidate>& catalogue, std::size_t n,
                                         std::uint64_t seed,
                                         const std::optional<Candidate>& always = std::nullopt);

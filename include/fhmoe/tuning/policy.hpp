@@ -90,11 +90,13 @@ TuningPolicy default_policy();
 // One policy field, named as the tuner's CLI spells it (aiter's flag names; "rtol" and the
 // other flagless fields by their own name), its value as a number (a switch is 1 or 0), and
 // whether it changes what a candidate measures or how a decision is made. batch only paces
-// the writes of the tuned CSV, so a resumed run may change it.
+// the writes of the tuned CSV, so a resumed run may change it. `is_switch`: the value is a
+// boolean (JSON writes it as true/false, not 1/0).
 struct NamedPolicyValue {
     std::string name;
     double value = 0.0;
     bool changes_results = true;
+    bool is_switch = false;
 };
 
 // Every field of the policy, in a fixed order. The only list of policy names: the archive's

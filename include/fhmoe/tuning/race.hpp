@@ -88,7 +88,7 @@ struct ContenderSummary {
 struct RaceSummary {
     std::vector<ContenderSummary> contenders;  // in input order
     std::optional<std::size_t> incumbent;      // index of the incumbent, if it raced
-    std::optional<std::size_t> winner;         // choose_race_winner
+    std::optional<std::size_t> fastest;        // fastest_contender
     // The ok finalist with the largest paired margin over the incumbent when the incumbent
     // raced ok (ties to the faster mean, then the smaller key); otherwise the fastest ok
     // contender that is not the incumbent.
@@ -111,7 +111,7 @@ struct RaceSummary {
 
 // Index of the fastest ok contender by mean over rounds; ties go to the incumbent, then to
 // the smallest CandidateId::key(). None when no contender is ok.
-std::optional<std::size_t> choose_race_winner(const std::vector<ContenderSummary>& contenders);
+std::optional<std::size_t> fastest_contender(const std::vector<ContenderSummary>& contenders);
 
 // `looks` as race_looks gives them (the policy the race ran under). Throws
 // fhmoe::InternalError if more than one contender is the incumbent, if an ok contender has

@@ -9,7 +9,7 @@
 //  - a result for a candidate outside the plan is rejected.
 // A shape is complete when no candidate is not_run. Only a complete shape yields a
 // CompleteShape, and only a CompleteShape can be ranked (relative_ranking.hpp): an
-// incomplete shape cannot produce a winner through this API.
+// incomplete shape cannot produce a published candidate through this API.
 
 #include <cstddef>
 #include <map>

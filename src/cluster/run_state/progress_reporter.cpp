@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace fhmoe::cluster {
 namespace {
@@ -27,38 +28,37 @@ std::string format_duration(double seconds) {
 }  // namespace
 
 std::string format_progress(const ProgressSnapshot& p, bool bar) {
-    const double fraction =
-        p.to_measure == 0
-            ? 1.0
-            : std::min(1.0, static_cast<double>(p.measured) / static_cast<double>(p.to_measure));
+    const double done = static_cast<double>(p.measured + p.race_work_done);
+    const double total = static_cast<double>(p.to_measure + p.race_work_total);
+    const double fraction = total <= 0.0 ? 1.0 : std::min(1.0, done / total);
     std::string text;
     if (bar) {
         const int filled = static_cast<int>(std::lround(fraction * bar_width));
         text = "[" + std::string(static_cast<std::size_t>(filled), '#') +
                std::string(static_cast<std::size_t>(bar_width - filled), '.') + "] ";
     }
-    const double rate = p.elapsed_s > 0.0 ? static_cast<double>(p.measured) / p.elapsed_s : 0.0;
+    const double rate = p.elapsed_s > 0.0 ? done / p.elapsed_s : 0.0;
     char line[256];
     std::snprintf(line, sizeof(line),
-                  "%zu/%zu measurements %.0f%%, %zu/%zu shapes decided, %zu/%zu ranks busy, %.1f/s",
-                  p.measured, p.to_measure, fraction * 100.0, p.shapes_decided, p.shapes_total,
-                  p.ranks_busy, p.ranks, rate);
+                  "%zu/%zu measurements, %zu/%zu races, %.0f%%, %zu/%zu shapes decided, %zu/%zu "
+                  "ranks busy, %.1f/s",
+                  p.measured, p.to_measure, p.races_done, p.races_total, fraction * 100.0,
+                  p.shapes_decided, p.shapes_total, p.ranks_busy, p.ranks, rate);
     text += line;
-    if (rate > 0.0 && p.to_measure > p.measured) {
-        text += ", ETA " + format_duration(static_cast<double>(p.to_measure - p.measured) / rate);
-    }
+    if (rate > 0.0 && total > done) text += ", ETA " + format_duration((total - done) / rate);
     return text;
 }
 
-ProgressReporter::ProgressReporter(std::FILE* out, bool is_terminal, double line_interval_s)
-    : out_(out), is_terminal_(is_terminal), interval_(line_interval_s) {}
+ProgressReporter::ProgressReporter(std::shared_ptr<ProgressTerminal> terminal, bool quiet,
+                                   double line_interval_s)
+    : terminal_(std::move(terminal)), quiet_(quiet), interval_(line_interval_s) {}
 
 void ProgressReporter::update(const ProgressSnapshot& snapshot) {
+    if (quiet_) return;
     const auto now = std::chrono::steady_clock::now();
-    if (is_terminal_) {
+    if (terminal_) {
         if (drawn_ && now - last_draw_ < bar_redraw) return;
-        std::fprintf(out_, "\r%s\033[K", format_progress(snapshot, true).c_str());
-        std::fflush(out_);
+        terminal_->draw(format_progress(snapshot, true));
     } else {
         if (!drawn_) {
             last_draw_ = now;  // the first line comes one interval after the start
@@ -73,9 +73,9 @@ void ProgressReporter::update(const ProgressSnapshot& snapshot) {
 }
 
 void ProgressReporter::finish(const ProgressSnapshot& snapshot) {
-    if (is_terminal_) {
-        std::fprintf(out_, "\r%s\033[K\n", format_progress(snapshot, true).c_str());
-        std::fflush(out_);
+    if (quiet_) return;
+    if (terminal_) {
+        terminal_->finish(format_progress(snapshot, true));
     } else {
         spdlog::info("progress: {}", format_progress(snapshot, false));
     }

@@ -82,9 +82,9 @@ evidence::DecisionRecord archive_decision_row(
     row.incumbent_key = d.incumbent.key();
     row.incumbent_us = or_absent(d.incumbent_us);
     row.incumbent_stderr_us = or_absent(d.incumbent_stderr_us);
-    if (d.challenger) row.winner_key = d.challenger->key();
-    row.winner_us = or_absent(d.challenger_us);
-    row.winner_stderr_us = or_absent(d.challenger_stderr_us);
+    if (d.best_challenger) row.best_challenger_key = d.best_challenger->key();
+    row.best_challenger_us = or_absent(d.best_challenger_us);
+    row.best_challenger_stderr_us = or_absent(d.best_challenger_stderr_us);
     row.margin_pct = or_absent(d.margin_pct);
     if (d.kind == evidence::DecisionKind::promote || d.kind == evidence::DecisionKind::retain) {
         row.bar_pct = d.bar_pct;

@@ -34,14 +34,14 @@ std::vector<SummaryLine> summarize_run(const std::vector<ShapeOutcome>& tuned_th
         if (outcome.decision) {
             const auto& d = *outcome.decision;
             line.incumbent = d.incumbent.key();
-            line.winner = d.winner ? d.winner->key() : "-";
-            if (d.challenger) line.challenger = d.challenger->key();
+            line.published = d.published ? d.published->key() : "-";
+            if (d.best_challenger) line.best_challenger = d.best_challenger->key();
             line.margin_pct = d.margin_pct;
             line.decision = std::string(evidence::to_string(d.kind));
             line.reason = d.reason;
         } else {
             line.decision = "incomplete";
-            line.winner = "-";
+            line.published = "-";
             line.reason = "the run stopped before the shape was decided";
         }
         if (!outcome.planned->unsupported_reason.empty())
@@ -53,7 +53,7 @@ std::vector<SummaryLine> summarize_run(const std::vector<ShapeOutcome>& tuned_th
         line.shape = family::shape_key_string(shape.shape);
         line.lookup_token = family::padded_token(shape.shape.token);
         line.counts = "-";
-        line.winner = "-";
+        line.published = "-";
         line.decision = "already tuned";
         line.tuned = index.is_tuned(device, shape.shape);
         line.reason = "skipped: a row for its lookup key exists (use --all to retune)";
@@ -64,7 +64,7 @@ std::vector<SummaryLine> summarize_run(const std::vector<ShapeOutcome>& tuned_th
         line.shape = family::shape_key_string(shape.shape);
         line.lookup_token = family::padded_token(shape.shape.token);
         line.counts = "-";
-        line.winner = "-";
+        line.published = "-";
         line.decision = "other device";
         line.tuned = shape.device && index.is_tuned(*shape.device, shape.shape);
         line.reason = "its gfx/cu_num columns name another device";
@@ -85,7 +85,7 @@ std::string format_summary(const std::vector<SummaryLine>& lines) {
     std::snprintf(buffer, sizeof(buffer), "%-*s %6s %-13s %-*s %9s %-5s  %s\n",
                   static_cast<int>(shape_width), "shape", "lookup", "decision",
                   static_cast<int>(counts_width), "candidates", "margin%", "tuned",
-                  "winner / incumbent / reason");
+                  "published / incumbent / best challenger / reason");
     text += buffer;
     for (const auto& line : lines) {
         char margin[32] = "-";
@@ -96,15 +96,21 @@ std::string format_summary(const std::vector<SummaryLine>& lines) {
                       static_cast<int>(counts_width), line.counts.c_str(), margin,
                       line.tuned ? "yes" : "no");
         text += buffer;
-        // A retained shape's winner is its incumbent, and its margin is the best challenger's:
-        // name that challenger, so the margin is not read as the winner's.
-        text += "winner " + line.winner;
-        if (!line.incumbent.empty()) {
-            text += line.incumbent == line.winner ? " (the incumbent)"
-                                                  : " / incumbent " + line.incumbent;
+        // The published one first (what serving uses now), then the roles it does not hold:
+        // a retained shape's margin is its best challenger's, so that challenger is named.
+        text += "published " + line.published;
+        if (line.published != "-") {
+            if (line.published == line.incumbent) {
+                text += " (the incumbent)";
+            } else if (line.published == line.best_challenger) {
+                text += " (the best challenger)";
+            }
         }
-        if (!line.challenger.empty() && line.challenger != line.winner) {
-            text += " / best challenger " + line.challenger;
+        if (!line.incumbent.empty() && line.incumbent != line.published) {
+            text += " / incumbent " + line.incumbent;
+        }
+        if (!line.best_challenger.empty() && line.best_challenger != line.published) {
+            text += " / best challenger " + line.best_challenger;
         }
         if (!line.reason.empty()) text += " / " + line.reason;
         text += '\n';

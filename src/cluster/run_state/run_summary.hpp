@@ -1,9 +1,9 @@
 #pragma once
 
 // The table rank 0 prints at the end (aiter's tune_summary, made correct for padded keys):
-// one line per shape of the untuned file with its candidates by status, winner, incumbent,
-// margin and decision, and whether the tuned CSV now has the row serving will look up. A raw
-// token 3 tuned and written at 4 reads "tuned: yes".
+// one line per shape of the untuned file with its candidates by status, the published
+// candidate, the incumbent, the best challenger, the margin and decision, and whether the tuned CSV
+// now has the row serving will look up. A raw token 3 tuned and written at 4 reads "tuned: yes".
 
 #include <optional>
 #include <string>
@@ -29,9 +29,10 @@ struct SummaryLine {
     std::string counts;                  // "8 ok, 1 crash"
     tuning::StatusCounts status_counts;  // the same, as numbers
     std::string incumbent;
-    std::string winner;
-    std::string challenger;  // the race's fastest ok challenger; empty when none finished ok
-    std::optional<double> margin_pct;  // the challenger's margin over the incumbent
+    std::string published;  // what serving uses after the run; "-" when nothing is published
+    // The race's best ok challenger, published or not; empty when none finished ok.
+    std::string best_challenger;
+    std::optional<double> margin_pct;  // the best challenger's margin over the incumbent
     std::string
         decision;  // promote | retain | incomplete | all_failed | already tuned | other device
     bool tuned = false;  // the tuned CSV has the lookup key's row for the device

@@ -1,85 +1,68 @@
 #include "cluster/run_state/run_summary_json.hpp"
 
 #include <cmath>
-#include <cstdio>
-#include <cstring>
+#include <nlohmann/json.hpp>
 
 #include "fhmoe/config/atomic_file.hpp"
 #include "fhmoe/config/file_error.hpp"
 #include "fhmoe/error.hpp"
+#include "fhmoe/tuning/policy.hpp"
 
 namespace fhmoe::cluster {
 namespace {
 
-std::string quoted(const std::string& text) {
-    std::string out = "\"";
-    for (const char c : text) {
-        switch (c) {
-            case '"': out += "\\\""; break;
-            case '\\': out += "\\\\"; break;
-            case '\n': out += "\\n"; break;
-            case '\r': out += "\\r"; break;
-            case '\t': out += "\\t"; break;
-            default:
-                if (static_cast<unsigned char>(c) < 0x20) {
-                    char escape[8];
-                    std::snprintf(escape, sizeof(escape), "\\u%04x", c);
-                    out += escape;
-                } else {
-                    out += c;
-                }
-        }
+// ordered_json keeps the keys in the order they are set: the layout documented in the header.
+using Json = nlohmann::ordered_json;
+
+// JSON has no NaN or infinity: those are null.
+Json number(double value) { return std::isfinite(value) ? Json(value) : Json(nullptr); }
+
+// A policy switch (tuning::NamedPolicyValue::is_switch) as true/false, a number as itself.
+Json policy_value(const std::string& name, double value) {
+    for (const tuning::NamedPolicyValue& known :
+         tuning::named_policy_values(tuning::default_policy())) {
+        if (known.name == name && known.is_switch) return Json(value != 0.0);
     }
-    return out + "\"";
+    return number(value);
 }
 
-// Round-trips a double exactly; JSON has no NaN or infinity, so those are null.
-std::string number(double value) {
-    if (!std::isfinite(value)) return "null";
-    char text[32];
-    std::snprintf(text, sizeof(text), "%.17g", value);
-    return text;
-}
-
-std::string status_counts(const tuning::StatusCounts& counts) {
-    std::string out = "{";
+Json status_counts(const tuning::StatusCounts& counts) {
+    Json out = Json::object();
     for (tuning::Status status : tuning::all_statuses) {
-        if (counts[status] == 0) continue;
-        if (out.size() > 1) out += ", ";
-        out +=
-            quoted(std::string(tuning::to_string(status))) + ": " + std::to_string(counts[status]);
+        if (counts[status] != 0) out[std::string(tuning::to_string(status))] = counts[status];
     }
-    return out + "}";
+    return out;
 }
 
 }  // namespace
 
 std::string format_summary_json(const std::vector<SummaryLine>& lines,
                                 const RunSummaryFacts& facts) {
-    std::string out = "{\"exit_code\": " + std::to_string(facts.exit_code) +
-                      ", \"ranks\": " + std::to_string(facts.ranks) + ", \"policy\": {";
-    for (std::size_t i = 0; i < facts.policy.size(); ++i) {
-        if (i > 0) out += ", ";
-        out += quoted(facts.policy[i].first) + ": " + number(facts.policy[i].second);
-    }
-    out += "},\n \"shapes\": [";
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        const SummaryLine& line = lines[i];
+    Json policy = Json::object();
+    for (const auto& [name, value] : facts.policy) policy[name] = policy_value(name, value);
+    Json shapes = Json::array();
+    for (const SummaryLine& line : lines) {
         const auto race = facts.race_samples.find(line.shape);
-        out += i > 0 ? ",\n  " : "\n  ";
-        out += "{\"shape\": " + quoted(line.shape) +
-               ", \"lookup_token\": " + std::to_string(line.lookup_token) +
-               ", \"decision\": " + quoted(line.decision) +
-               ", \"tuned\": " + (line.tuned ? "true" : "false") +
-               ", \"candidates\": " + status_counts(line.status_counts) + ", \"race_samples\": " +
-               std::to_string(race == facts.race_samples.end() ? 0 : race->second) +
-               ", \"winner\": " + quoted(line.winner) +
-               ", \"incumbent\": " + quoted(line.incumbent) +
-               ", \"margin_pct\": " + (line.margin_pct ? number(*line.margin_pct) : "null") +
-               ", \"reason\": " + quoted(line.reason) + "}";
+        shapes.push_back(Json{
+            {"shape", line.shape},
+            {"lookup_token", line.lookup_token},
+            {"decision", line.decision},
+            {"tuned", line.tuned},
+            {"candidates", status_counts(line.status_counts)},
+            {"race_samples", race == facts.race_samples.end() ? 0 : race->second},
+            {"published", line.published},
+            {"incumbent", line.incumbent},
+            {"best_challenger", line.best_challenger},
+            {"margin_pct", line.margin_pct ? number(*line.margin_pct) : Json(nullptr)},
+            {"reason", line.reason},
+        });
     }
-    out += "]}\n";
-    return out;
+    const Json summary{{"exit_code", facts.exit_code},
+                       {"ranks", facts.ranks},
+                       {"policy", std::move(policy)},
+                       {"shapes", std::move(shapes)}};
+    // Invalid UTF-8 in a reason (a worker's error text) is replaced, not an exception.
+    return summary.dump(1, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
 void write_summary_json(const std::string& path, const std::string& text) {

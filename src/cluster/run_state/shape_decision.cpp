@@ -37,8 +37,8 @@ ShapeDecision base_decision(const evidence::PlannedShape& planned) {
 void retain(ShapeDecision& decision, const evidence::PlannedShape& planned,
             const tuning::CompleteShape& complete, double incumbent_us) {
     decision.kind = DecisionKind::retain;
-    decision.winner = decision.incumbent;
-    decision.winner_us = incumbent_us;
+    decision.published = decision.incumbent;
+    decision.published_measured_us = incumbent_us;
     decision.incumbent_us = incumbent_us;
     if (!planned.incumbent_from_tuned_row) {
         decision.publish = true;
@@ -176,9 +176,9 @@ ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
     }
 
     const tuning::ContenderSummary& challenger = summary.contenders[*summary.challenger];
-    decision.challenger = challenger.candidate;
-    decision.challenger_us = challenger.over_rounds.mean_us;
-    decision.challenger_stderr_us = challenger.over_rounds.stderr_us;
+    decision.best_challenger = challenger.candidate;
+    decision.best_challenger_us = challenger.over_rounds.mean_us;
+    decision.best_challenger_stderr_us = challenger.over_rounds.stderr_us;
     tuning::GateDecision gate;
     if (summary.incumbent) {
         gate = *tuning::gate_race(summary, policy);
@@ -197,8 +197,8 @@ ShapeDecision decide_from_race(const evidence::PlannedShape& planned,
 
     if (gate.verdict == tuning::Verdict::promote) {
         decision.kind = DecisionKind::promote;
-        decision.winner = challenger.candidate;
-        decision.winner_us = challenger.over_rounds.mean_us;
+        decision.published = challenger.candidate;
+        decision.published_measured_us = challenger.over_rounds.mean_us;
         decision.publish = true;
         decision.published_candidate = family::from_candidate_id(challenger.candidate);
         decision.published_us = challenger.over_rounds.mean_us;

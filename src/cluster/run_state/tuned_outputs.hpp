@@ -1,6 +1,6 @@
 #pragma once
 
-// The tuned rows a run publishes: a promoted winner, or the first row of a shape that had
+// The tuned rows a run publishes: a promoted best challenger, or the first row of a shape that had
 // none (its retained default config, now with a measured time). Rows are keyed by the
 // serving lookup token (get_padded_M), so a shape tuned at raw token 3 is written at 4, the
 // row serving reads for it.

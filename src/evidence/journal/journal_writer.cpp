@@ -6,9 +6,13 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
+#include <ctime>
+#include <optional>
 #include <string>
 #include <utility>
+#include <variant>
 
 #include "fhmoe/evidence/journal_reader.hpp"
 #include "fhmoe/evidence/journal_writer.hpp"
@@ -22,7 +26,49 @@ constexpr std::size_t kKeptBufferBytes = std::size_t{1} << 20;
     throw InputError(path, 0, 0, "journal", what + ": " + std::strerror(errno));
 }
 
+// Exit statuses after which a session's run is over (exit_code.hpp): every shape decided, or
+// decided as far as it could be. The journal of any other end is for --resume.
+bool is_finished_run(int exit_status) { return exit_status == 0 || exit_status == 1; }
+
+std::string utc_stamp(std::int64_t unix_seconds) {
+    const std::time_t time = static_cast<std::time_t>(unix_seconds);
+    std::tm parts{};
+    gmtime_r(&time, &parts);
+    char text[32];
+    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &parts);
+    return text;
+}
+
 }  // namespace
+
+std::optional<std::string> keep_finished_journal(const std::string& path) {
+    struct stat existing {};
+    if (::stat(path.c_str(), &existing) != 0 || existing.st_size == 0) return std::nullopt;
+    std::optional<SessionEndedRecord> last_ended;
+    JournalTail tail;
+    try {
+        tail = for_each_journal_record(path, {}, [&](JournalRecord&& record) {
+            if (auto* ended = std::get_if<SessionEndedRecord>(&record)) {
+                last_ended = *ended;
+            } else {
+                last_ended.reset();
+            }
+        });
+    } catch (const Error&) {
+        return std::nullopt;  // unreadable: create() refuses, naming the file
+    }
+    if (tail.torn_tail_bytes > 0 || !last_ended || !is_finished_run(last_ended->exit_status)) {
+        return std::nullopt;
+    }
+    const std::string stem = path + "." + utc_stamp(last_ended->finished_unix);
+    std::string kept = stem;
+    struct stat taken {};
+    for (int n = 1; ::lstat(kept.c_str(), &taken) == 0; ++n) kept = stem + "." + std::to_string(n);
+    if (::rename(path.c_str(), kept.c_str()) != 0) {
+        io_failure(path, "cannot keep the finished run's journal as " + kept);
+    }
+    return kept;
+}
 
 JournalWriter::JournalWriter(std::string path, int fd) : path_(std::move(path)), fd_(fd) {}
 
@@ -30,8 +76,9 @@ JournalWriter JournalWriter::create(const std::string& path, const RunHeader& he
     struct stat existing {};
     if (::stat(path.c_str(), &existing) == 0 && existing.st_size > 0) {
         throw InputError(path, 0, 0, "journal",
-                         "a journal already exists here; pass --resume to continue that run, or "
-                         "choose another --journal path");
+                         "a journal of an unfinished run already exists here (it was "
+                         "interrupted, killed or could not write an output); pass --resume to "
+                         "continue that run, or choose another --journal path");
     }
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
     if (fd < 0) io_failure(path, "cannot create the journal");

@@ -9,7 +9,9 @@
 //
 //   fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] [--warmup 5]
 //                   [--reference-max-tokens 4096] [--candidates all|default|LABEL,...]
+//                   [--list] [--version] [--help]
 // `all` is the bench's list (below); LABELs may name any candidate of the token's catalogue.
+// --list prints the candidates the flags select, per token, and exits without a GPU.
 
 #include <algorithm>
 #include <chrono>
@@ -28,6 +30,7 @@
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "fhmoe/version.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_device.hpp"
 #include "gpu/portability.hpp"
@@ -44,22 +47,44 @@ struct Options {
     int warmup = 5;
     std::int64_t reference_max_tokens = 4096;
     std::string candidates = "all";  // all, default (profiling) or one candidate's label
+    bool list = false;               // print the selected candidates and exit
 };
 
 [[noreturn]] void usage(int code) {
     std::fprintf(code == 0 ? stdout : stderr,
                  "usage: fhmoe_gpu_bench [--tokens 1,4,16,64,256,1024,2048] [--iters 30] "
                  "[--warmup 5] [--reference-max-tokens 4096] [--candidates all|default|LABEL,...]\n"
+                 "                       [--list] [--version] [--help]\n"
                  "Times the gpu backend's candidates on DSV4 I384 (eager and graph replay) and "
-                 "prints the fastest per token beside the MXFP4 memory floor.\n");
+                 "prints the fastest per token beside the MXFP4 memory floor.\n"
+                 "  --candidates  all: the bench's list; default: the default config; or labels "
+                 "bm<block_m>|<stage1>|<stage2>\n"
+                 "                of any candidate of the token's catalogue (fhmoe_catalogue "
+                 "--list --token N)\n"
+                 "  --list        print the candidates the flags select per token, and exit (no "
+                 "GPU needed)\n");
     std::exit(code);
 }
 
 Options parse(int argc, char** argv) {
     Options o;
+    const std::set<std::string> valued = {"--tokens", "--iters", "--warmup",
+                                          "--reference-max-tokens", "--candidates"};
     for (int i = 1; i < argc; ++i) {
         const std::string flag = argv[i];
         if (flag == "--help" || flag == "-h") usage(0);
+        if (flag == "--version") {
+            std::printf("%s\n", fhmoe::version_line("fhmoe_gpu_bench").c_str());
+            std::exit(0);
+        }
+        if (flag == "--list") {
+            o.list = true;
+            continue;
+        }
+        if (valued.count(flag) == 0) {
+            std::fprintf(stderr, "fhmoe_gpu_bench: unknown flag %s\n", flag.c_str());
+            usage(2);
+        }
         if (i + 1 >= argc) {
             std::fprintf(stderr, "fhmoe_gpu_bench: %s needs a value\n", flag.c_str());
             usage(2);
@@ -79,9 +104,6 @@ Options parse(int argc, char** argv) {
                 o.reference_max_tokens = std::stoll(value);
             } else if (flag == "--candidates") {
                 o.candidates = value;
-            } else {
-                std::fprintf(stderr, "fhmoe_gpu_bench: unknown flag %s\n", flag.c_str());
-                usage(2);
             }
         } catch (const std::exception&) {
             std::fprintf(stderr, "fhmoe_gpu_bench: bad value '%s' for %s\n", value.c_str(),
@@ -206,8 +228,42 @@ struct Row {
 
 }  // namespace
 
+// The candidates the flags select for one token count: "all" and "default" pick from the
+// bench's list; named labels from the whole catalogue.
+std::vector<Candidate> selected_candidates(const Options& options,
+                                           const fhmoe::family::ShapeKey& shape) {
+    const Candidate default_candidate = fhmoe::family::default_candidate(shape);
+    const bool named = options.candidates != "all" && options.candidates != "default";
+    std::vector<Candidate> candidates;
+    for (const Candidate& c :
+         named ? fhmoe::family::build_catalogue(shape) : bench_candidates(shape)) {
+        if (options.candidates == "all" ||
+            (options.candidates == "default" && c == default_candidate) ||
+            ("," + options.candidates + ",").find("," + label(c) + ",") != std::string::npos) {
+            candidates.push_back(c);
+        }
+    }
+    return candidates;
+}
+
+// --list: what a run with these flags would time, without touching a GPU.
+int list_candidates(const Options& options) {
+    for (std::int64_t tokens : options.tokens) {
+        const auto shape = fhmoe::family::dsv4_i384_shape(tokens);
+        const Candidate default_candidate = fhmoe::family::default_candidate(shape);
+        const std::vector<Candidate> candidates = selected_candidates(options, shape);
+        std::printf("tokens %lld: %zu candidates\n", static_cast<long long>(tokens),
+                    candidates.size());
+        for (const Candidate& c : candidates) {
+            std::printf("  %s%s\n", label(c).c_str(), c == default_candidate ? "  (default)" : "");
+        }
+    }
+    return 0;
+}
+
 int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
+    if (options.list) return list_candidates(options);
     const auto device = fhmoe::kernels::gpu::bind_gpu_device(0);
     const double bandwidth = copy_bandwidth_tbps();
     std::printf(
@@ -253,17 +309,7 @@ int main(int argc, char** argv) {
         std::vector<std::uint16_t> out(problem.x_bf16.size());
         const Candidate default_candidate = fhmoe::family::default_candidate(shape);
         Row best_here;
-        std::vector<Candidate> candidates;
-        // "all" and "default" pick from the bench's list; named labels from the whole catalogue.
-        const bool named = options.candidates != "all" && options.candidates != "default";
-        for (const Candidate& c :
-             named ? fhmoe::family::build_catalogue(shape) : bench_candidates(shape)) {
-            if (options.candidates == "all" ||
-                (options.candidates == "default" && c == default_candidate) ||
-                ("," + options.candidates + ",").find("," + label(c) + ",") != std::string::npos) {
-                candidates.push_back(c);
-            }
-        }
+        const std::vector<Candidate> candidates = selected_candidates(options, shape);
         for (const Candidate& candidate : candidates) {
             std::unique_ptr<fhmoe::kernels::GpuFhmoeOp> op;
             try {
