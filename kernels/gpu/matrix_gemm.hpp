@@ -35,6 +35,21 @@ __device__ __forceinline__ uint4 load_lane16(const std::uint8_t* p) {
     return __ldg(reinterpret_cast<const uint4*>(p));
 }
 
+// One block's four pairs of rows g and g+8 (fp4x8_to_f16x8's order: (e0,e2) (e4,e6) (e1,e3)
+// (e5,e7)) as the A registers of the block's two instructions.
+__device__ __forceinline__ void place_block_fragments(const std::uint32_t (&row_g)[4],
+                                                      const std::uint32_t (&row_g8)[4],
+                                                      std::uint32_t (&a)[2][4]) {
+    a[0][0] = row_g[0];
+    a[0][1] = row_g8[0];
+    a[0][2] = row_g[1];
+    a[0][3] = row_g8[1];
+    a[1][0] = row_g[2];
+    a[1][1] = row_g8[2];
+    a[1][2] = row_g[3];
+    a[1][3] = row_g8[3];
+}
+
 // The weight fragments of one pair (both blocks) as FP16 registers: a[block][instruction].
 template <bool kFp4>
 __device__ __forceinline__ void weight_fragments(const uint4* q, std::uint32_t (&a)[2][2][4]) {
@@ -49,14 +64,7 @@ __device__ __forceinline__ void weight_fragments(const uint4* q, std::uint32_t (
             fp8x8_to_f16x8(q[block].x, q[block].y, row_g);
             fp8x8_to_f16x8(q[block].z, q[block].w, row_g8);
         }
-        a[block][0][0] = row_g[0];
-        a[block][0][1] = row_g8[0];
-        a[block][0][2] = row_g[1];
-        a[block][0][3] = row_g8[1];
-        a[block][1][0] = row_g[2];
-        a[block][1][1] = row_g8[2];
-        a[block][1][2] = row_g[3];
-        a[block][1][3] = row_g8[3];
+        place_block_fragments(row_g, row_g8, a[block]);
     }
 }
 

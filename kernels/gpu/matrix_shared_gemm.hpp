@@ -84,14 +84,7 @@ __device__ __forceinline__ void scaled_weight_fragments(const uint4* q, std::uin
             std::uint32_t row_g8[4];
             fp4x8_to_scaled_bf16x8(block == 0 ? q[0].x : q[0].z, scale_g, row_g);
             fp4x8_to_scaled_bf16x8(block == 0 ? q[0].y : q[0].w, scale_g8, row_g8);
-            a[block][0][0] = row_g[0];
-            a[block][0][1] = row_g8[0];
-            a[block][0][2] = row_g[1];
-            a[block][0][3] = row_g8[1];
-            a[block][1][0] = row_g[2];
-            a[block][1][1] = row_g8[2];
-            a[block][1][2] = row_g[3];
-            a[block][1][3] = row_g8[3];
+            place_block_fragments(row_g, row_g8, a[block]);
         }
         return;
     }
