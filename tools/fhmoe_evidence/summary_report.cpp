@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
-#include <ctime>
 #include <vector>
 
 #include "fhmoe/evidence/evidence_diff.hpp"
 #include "fhmoe/evidence/shape_rollup.hpp"
+#include "fhmoe/wall_clock.hpp"
 #include "fhmoe_evidence/text_table.hpp"
 
 namespace fhmoe::evidence::cli {
@@ -14,12 +14,7 @@ namespace {
 
 std::string utc_time(std::int64_t unix_seconds) {
     if (unix_seconds == 0) return "-";
-    const std::time_t time = static_cast<std::time_t>(unix_seconds);
-    std::tm parts{};
-    gmtime_r(&time, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%d %H:%M:%S UTC", &parts);
-    return text;
+    return format_utc(unix_seconds, "%Y-%m-%d %H:%M:%S UTC");
 }
 
 void print_provenance(const Provenance& p, std::ostream& out) {

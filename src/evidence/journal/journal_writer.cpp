@@ -8,7 +8,6 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
-#include <ctime>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,6 +15,7 @@
 
 #include "fhmoe/evidence/journal_reader.hpp"
 #include "fhmoe/evidence/journal_writer.hpp"
+#include "fhmoe/wall_clock.hpp"
 
 namespace fhmoe::evidence {
 namespace {
@@ -31,12 +31,7 @@ constexpr std::size_t kKeptBufferBytes = std::size_t{1} << 20;
 bool is_finished_run(int exit_status) { return exit_status == 0 || exit_status == 1; }
 
 std::string utc_stamp(std::int64_t unix_seconds) {
-    const std::time_t time = static_cast<std::time_t>(unix_seconds);
-    std::tm parts{};
-    gmtime_r(&time, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &parts);
-    return text;
+    return format_utc(unix_seconds, "%Y%m%dT%H%M%SZ");
 }
 
 }  // namespace
