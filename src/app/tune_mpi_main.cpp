@@ -92,14 +92,47 @@ fhmoe::cluster::RunHooks test_hooks_from_environment(const fhmoe::cluster::TuneO
     return hooks;
 }
 
+// This process's rank as its launcher (mpirun, srun) names it, before MPI starts; 0 alone.
+int launcher_rank() {
+    for (const char* name : {"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID"}) {
+        if (const char* value = std::getenv(name)) return std::atoi(value);
+    }
+    return 0;
+}
+
+// --version, --help and flag errors are answered before MPI starts: they need no other rank,
+// and a singleton MPI start-up is the slow part of such a call (~45 s under ASan) and leaves
+// the runtime's allocations behind. Anything else is for the run, with MPI (nullopt).
+std::optional<int> answer_without_mpi(const std::vector<std::string>& args) {
+    const bool speaks = launcher_rank() == 0;
+    try {
+        const auto parsed = fhmoe::cluster::parse_tune_command_line(args);
+        if (parsed.show_version) {
+            if (speaks) std::printf("%s\n", fhmoe::version_line("fhmoe_tune_mpi").c_str());
+            return 0;
+        }
+        if (!parsed.options) {
+            if (speaks) std::printf("%s\n", parsed.help_text.c_str());
+            return 0;
+        }
+        return std::nullopt;
+    } catch (const fhmoe::cluster::UsageError& error) {
+        if (speaks) std::fprintf(stderr, "fhmoe_tune_mpi: %s (see --help)\n", error.what());
+        return fhmoe::to_int(fhmoe::ExitCode::bad_input);
+    } catch (const std::exception&) {
+        return std::nullopt;  // reported by the run's own handling below
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+    const std::vector<std::string> args(argv, argv + argc);
+    if (const auto answered = answer_without_mpi(args)) return *answered;
     MPI_Init(&argc, &argv);
     const int rank = fhmoe::cluster::world_rank();
     int code = fhmoe::to_int(fhmoe::ExitCode::internal_error);
     try {
-        const std::vector<std::string> args(argv, argv + argc);
         const auto parsed = fhmoe::cluster::parse_tune_command_line(args);
         if (parsed.show_version) {
             if (rank == 0) std::printf("%s\n", fhmoe::version_line("fhmoe_tune_mpi").c_str());
