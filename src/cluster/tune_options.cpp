@@ -87,6 +87,12 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "(--rotate_inputs=false turns it off)",
         cxxopts::value<std::string>()
             ->default_value(m.rotate_inputs ? "true" : "false")
+            ->implicit_value("true"))(
+        "graph_replay",
+        "time the op replayed as a device graph, as decode serving runs it "
+        "(--graph_replay=false times eager launches; cpu and sim always run eagerly)",
+        cxxopts::value<std::string>()
+            ->default_value(m.graph_replay ? "true" : "false")
             ->implicit_value("true"))("backend", "cpu | gpu | sim",
                                       cxxopts::value<std::string>()->default_value("cpu"))(
         "worker", "fhmoe_worker executable (default: next to fhmoe_tune_mpi)",
@@ -352,6 +358,7 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         policy.measurement.atol = flags.number("atol");
         policy.measurement.max_cosine_distance = flags.number("max_cosine_distance");
         policy.measurement.rotate_inputs = flags.boolean("rotate_inputs");
+        policy.measurement.graph_replay = flags.boolean("graph_replay");
         policy.promotion.false_promotion_rate = flags.number("false_promotion_rate");
         policy.promotion.lower_bound_gate = flags.boolean("lower_bound_gate");
         policy.run.batch = flags.integer("batch");

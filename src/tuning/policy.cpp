@@ -19,6 +19,7 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"max_cosine_distance", m.max_cosine_distance},
         {"timeout", m.timeout_s},
         {"rotate_inputs", m.rotate_inputs ? 1.0 : 0.0, true, true},
+        {"graph_replay", m.graph_replay ? 1.0 : 0.0, true, true},
         {"batch", static_cast<double>(policy.run.batch), false},
         {"min_improvement_pct", policy.promotion.min_improvement_pct},
         {"false_promotion_rate", policy.promotion.false_promotion_rate},

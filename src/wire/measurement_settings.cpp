@@ -10,6 +10,8 @@ MeasurementSettings measurement_settings(const tuning::MeasurementPolicy& policy
     settings.rtol = policy.rtol;
     settings.atol = policy.atol;
     settings.max_cosine_distance = policy.max_cosine_distance;
+    settings.rotate_inputs = policy.rotate_inputs;
+    settings.graph_replay = policy.graph_replay;
     return settings;
 }
 

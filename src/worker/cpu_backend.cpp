@@ -57,9 +57,12 @@ public:
                                          kernels::AccuracyTolerance{settings.rtol, settings.atol});
     }
 
-    double timed_run_us(tuning::StageSplit* stages) override {
-        const kernels::Problem& problem = loaded_.rotation[next_ % loaded_.rotation.size()];
+    // No graphs on the host: the op runs eagerly whatever settings.graph_replay says.
+    double timed_run_us(const wire::MeasurementSettings& settings,
+                        tuning::StageSplit* stages) override {
+        const std::size_t copy = settings.rotate_inputs ? next_ % loaded_.rotation.size() : 0;
         ++next_;
+        const kernels::Problem& problem = loaded_.rotation[copy];
         const auto start = std::chrono::steady_clock::now();
         op_.run(problem, out_, stages);
         const auto stop = std::chrono::steady_clock::now();

@@ -77,7 +77,7 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
                          (fault ? "; " + injected(*fault) : "");
         return outcome;
     }
-    for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(nullptr);
+    for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
 
     // Mid-candidate: after the checked run and warmup, where a real fault would strike.
     if (fault) fire_fatal_fault(*prepared, *fault, announce);
@@ -86,7 +86,7 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
     tuning::StageSplit sum;
     for (std::uint32_t i = 0; i < settings.iters; ++i) {
         tuning::StageSplit run;
-        outcome.samples_us.push_back(prepared->timed_run_us(&run));
+        outcome.samples_us.push_back(prepared->timed_run_us(settings, &run));
         for_each_field_pair(sum, run,
                             [](std::string_view, double& total, double value) { total += value; });
     }

@@ -81,7 +81,8 @@ public:
         return metrics;
     }
 
-    double timed_run_us(tuning::StageSplit* stages) override {
+    // The latency model has no launches and no cache: both timing settings are moot here.
+    double timed_run_us(const wire::MeasurementSettings&, tuning::StageSplit* stages) override {
         const double noise = std::exp(
             sim_noise_sigma * standard_normal(mix(noise_seed_ ^ mix(context_ + 1)) + ++runs_));
         if (stages != nullptr) {

@@ -75,7 +75,7 @@ TEST(TuneOptions, EveryPolicyValueIsAFlagOfTheSameName) {
     for (const tuning::NamedPolicyValue& field : defaults) {
         std::string value;
         double expected = 0.0;
-        if (field.name == "rotate_inputs") {
+        if (field.is_switch) {
             value = field.value != 0.0 ? "false" : "true";
             expected = field.value != 0.0 ? 0.0 : 1.0;
         } else {
@@ -223,6 +223,7 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--atol",
                              "--max_cosine_distance",
                              "--rotate_inputs",
+                             "--graph_replay",
                              "--false_promotion_rate",
                              "--lower_bound_gate",
                              "--seed",

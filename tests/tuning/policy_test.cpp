@@ -20,6 +20,7 @@ TEST(Policy, DefaultsAreTheDesignValues) {
     EXPECT_DOUBLE_EQ(policy.measurement.atol, 1e-2);
     EXPECT_DOUBLE_EQ(policy.measurement.timeout_s, 60.0);
     EXPECT_TRUE(policy.measurement.rotate_inputs);
+    EXPECT_TRUE(policy.measurement.graph_replay);
     EXPECT_EQ(policy.run.batch, 100);
     EXPECT_DOUBLE_EQ(policy.promotion.min_improvement_pct, 3.0);
     EXPECT_DOUBLE_EQ(policy.promotion.false_promotion_rate, 0.01);
@@ -151,6 +152,7 @@ TEST(Policy, NamedValuesCoverEveryFieldOnce) {
         [](TuningPolicy& p) { p.measurement.max_cosine_distance = 0.5; },
         [](TuningPolicy& p) { p.measurement.timeout_s = 9.0; },
         [](TuningPolicy& p) { p.measurement.rotate_inputs = false; },
+        [](TuningPolicy& p) { p.measurement.graph_replay = false; },
         [](TuningPolicy& p) { p.run.batch = 3; },
         [](TuningPolicy& p) { p.promotion.min_improvement_pct = 8.0; },
         [](TuningPolicy& p) { p.promotion.false_promotion_rate = 0.2; },

@@ -97,8 +97,19 @@ TEST(Codecs, CandidateRoundTripsNonDefaultFields) {
 }
 
 TEST(Codecs, MeasurementSettingsRoundTrip) {
-    const MeasurementSettings settings{1, 3, 0.1, 1e-3, 2e-3};
+    // Every field away from its default, the switches too, so a field the codec drops fails.
+    const MeasurementSettings settings{1, 3, 0.1, 1e-3, 2e-3, 0.25, false, false};
     EXPECT_EQ(round_trip(settings, decode_measurement_settings), settings);
+}
+
+TEST(Codecs, MeasurementSettingsCarryThePolicysTimingSwitches) {
+    tuning::MeasurementPolicy policy;
+    policy.rotate_inputs = false;
+    policy.graph_replay = false;
+    const MeasurementSettings settings = measurement_settings(policy);
+    EXPECT_FALSE(settings.rotate_inputs);
+    EXPECT_FALSE(settings.graph_replay);
+    EXPECT_TRUE(measurement_settings(tuning::MeasurementPolicy{}).graph_replay);
 }
 
 TEST(Codecs, OutOfRangeEnumIsRejected) {

@@ -35,6 +35,11 @@ struct MeasurementPolicy {
     // Time against rotating input buffers so inputs come cold from memory, as serving sees
     // them after other layers ran (aiter's run_perftest rotation). --rotate_inputs.
     bool rotate_inputs = true;
+    // Time the op as a device graph replayed (captured once per input set, then launched
+    // whole), as decode serving replays its graphs: at one token the launch gaps between the
+    // op's kernels are a third of an eager run. --graph_replay=false times eager launches
+    // (aiter's way). Backends without graphs (cpu, sim) run eagerly either way.
+    bool graph_replay = true;
 };
 
 struct RunPolicy {

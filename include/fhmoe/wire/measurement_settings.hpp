@@ -18,6 +18,8 @@ struct MeasurementSettings {
     double rtol = 1e-2;
     double atol = 1e-2;
     double max_cosine_distance = 1e-3;  // a run above it is a mismatch, whatever its fraction
+    bool rotate_inputs = true;          // timed runs rotate over the shape's input sets
+    bool graph_replay = true;           // timed runs replay a device graph of the op
     auto operator<=>(const MeasurementSettings&) const = default;
 };
 
@@ -29,6 +31,8 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("rtol", r.rtol);
     visit("atol", r.atol);
     visit("max_cosine_distance", r.max_cosine_distance);
+    visit("rotate_inputs", r.rotate_inputs);
+    visit("graph_replay", r.graph_replay);
 }
 static_assert(lists_every_member<MeasurementSettings>());
 

@@ -52,9 +52,12 @@ public:
     // buggy kernel would leave it.
     virtual tuning::ErrorMetrics checked_run(const wire::MeasurementSettings& settings,
                                              bool perturb_output) = 0;
-    // One iteration of the whole op as serving runs it, on the next input of the rotation;
-    // returns its duration in microseconds and, when asked, this run's per-stage split.
-    virtual double timed_run_us(tuning::StageSplit* stages) = 0;
+    // One iteration of the whole op as serving runs it (settings.graph_replay: a replayed
+    // device graph, where the backend has graphs), on the next input of the rotation (the
+    // first input only without settings.rotate_inputs); returns its duration in
+    // microseconds and, when asked, a per-stage split.
+    virtual double timed_run_us(const wire::MeasurementSettings& settings,
+                                tuning::StageSplit* stages) = 0;
     // An injected crash, hang or oom as this backend's device suffers it (the gpu backend: a
     // kernel storing through an illegal address, a kernel that never ends, a device
     // allocation that fails). Returns false when the backend has no device form of `kind`:
