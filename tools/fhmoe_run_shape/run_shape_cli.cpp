@@ -47,7 +47,7 @@ cxxopts::Options make_options(const fhmoe::tuning::MeasurementPolicy& policy) {
         cxxopts::value<std::string>())("candidate-sample", "seeded sample of N (0: all)",
                                        cxxopts::value<std::size_t>()->default_value("0"))(
         "seed", "data and sampling seed", cxxopts::value<std::uint64_t>()->default_value("0"));
-    options.add_options("measurement")("backend", "cpu | sim",
+    options.add_options("measurement")("backend", "cpu | gpu | sim",
                                        cxxopts::value<std::string>()->default_value("cpu"))(
         "warmup", "untimed runs",
         cxxopts::value<int>()->default_value(std::to_string(policy.warmup)))(
@@ -56,6 +56,8 @@ cxxopts::Options make_options(const fhmoe::tuning::MeasurementPolicy& policy) {
         cxxopts::value<double>()->default_value(std::to_string(policy.err_ratio)))(
         "timeout", "seconds per candidate",
         cxxopts::value<double>()->default_value(std::to_string(policy.timeout_s)))(
+        "graph_replay", "gpu: time graph replays (false: eager launches)",
+        cxxopts::value<bool>()->default_value(policy.graph_replay ? "true" : "false"))(
         "load-timeout", "seconds for the shape load",
         cxxopts::value<double>()->default_value("600"))(
         "inject-fault", "e.g. crash@3,hang@5 (see fhmoe_worker --help)",
@@ -197,6 +199,7 @@ int run(const std::vector<std::string>& arguments, std::FILE* out) {
     policy.measurement.iters = args["iters"].as<int>();
     policy.measurement.err_ratio = args["errRatio"].as<double>();
     policy.measurement.timeout_s = args["timeout"].as<double>();
+    policy.measurement.graph_replay = args["graph_replay"].as<bool>();
     try {
         fhmoe::tuning::validate(policy);
     } catch (const fhmoe::tuning::PolicyError& error) {
@@ -245,10 +248,12 @@ int run(const std::vector<std::string>& arguments, std::FILE* out) {
                                   {"--sim-speed", std::to_string(args["sim-speed"].as<double>())});
     }
 
-    std::fprintf(out, "# %s: %zu candidates on backend %s (warmup %d, iters %d, timeout %.3g s)\n",
+    std::fprintf(out,
+                 "# %s: %zu candidates on backend %s (warmup %d, iters %d, timeout %.3g s, %s)\n",
                  fhmoe::family::shape_key_string(shape).c_str(), chunk.candidates.size(),
                  std::string(fhmoe::worker::backend_name(config.backend)).c_str(),
-                 policy.measurement.warmup, policy.measurement.iters, policy.measurement.timeout_s);
+                 policy.measurement.warmup, policy.measurement.iters, policy.measurement.timeout_s,
+                 policy.measurement.graph_replay ? "graph replay" : "eager launches");
     std::fprintf(out, "%5s  %-13s %10s %10s %8s %9s %7s  %s\n", "index", "status", "mean_us",
                  "median_us", "se_us", "mismatch", "pid", "candidate / detail");
     fhmoe::supervisor::Supervisor supervisor(config);
