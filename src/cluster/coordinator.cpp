@@ -390,7 +390,9 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                                                    e.seconds};
                 record.device.rank = rank;
                 c_.journal->append(record);
-                spdlog::debug("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
+                // Info, not debug: a load is seconds of a GPU's time per shape, and the
+                // throughput bench (bench/gpu_tune_throughput.sh) reads these lines.
+                spdlog::info("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
                               rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
                               e.reference_digest);
                 RankState& state = ranks_[static_cast<std::size_t>(rank)];
