@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Rank 0's peak memory against the size of the night (issue #12, item 9): the DSV4 night
-# (configs/untuned_fhmoe.csv, 12 shapes, every catalogue candidate: 214,272) and a night ten
-# times larger (the same 12 tokens x 5 expert counts x both gate modes: 120 shapes, 2,142,720
-# candidates), on 8 sim ranks. The peak is rank 0's VmHWM as it logs it at the end of the
-# run ("rank 0 peak resident memory"). Prints one table row per night.
+# (configs/untuned_fhmoe.csv, 12 shapes, every catalogue candidate: 357,120 since the
+# 2026-12-02 stage2 tiles, 214,272 before) and a night ten times larger (the same 12 tokens x
+# 5 expert counts x both gate modes: 120 shapes, ten times the candidates), on 8 sim ranks.
+# The peak is rank 0's VmHWM as it logs it at the end of the run ("rank 0 peak resident
+# memory"). Prints one table row per night.
 #
 # Usage: bench/rank0_memory.sh [BUILD_DIR] (default build/ci); SCALES="1 10" by default.
 set -euo pipefail

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Rank 0's throughput at DSV4 scale: fhmoe_tune_mpi over the 12 DSV4 I384 shapes with their
-# whole catalogues (217,608 candidates) on the sim backend, whose candidates cost almost
-# nothing, so what is timed is the tuner itself: planning, dispatch, MPI messages, the journal,
-# merging, races, the tuned CSV and the evidence archive. Then the offline tools on the
-# outputs. Prints one table row per rank count.
+# whole catalogues (357,120 candidates since 2026-12-02, 214,272 before) on the sim backend,
+# whose candidates cost almost nothing, so what is timed is the tuner itself: planning,
+# dispatch, MPI messages, the journal, merging, races, the tuned CSV and the evidence archive.
+# Then the offline tools on the outputs. Prints one table row per rank count.
 #
 # Usage: bench/tuner_throughput.sh [BUILD_DIR] (default build/ci); RANKS="1 2 4" by default.
 set -euo pipefail

@@ -393,8 +393,8 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                 // Info, not debug: a load is seconds of a GPU's time per shape, and the
                 // throughput bench (bench/gpu_tune_throughput.sh) reads these lines.
                 spdlog::info("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
-                              rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
-                              e.reference_digest);
+                             rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
+                             e.reference_digest);
                 RankState& state = ranks_[static_cast<std::size_t>(rank)];
                 state.device_uuid = e.device.device_uuid;  // the quiet-race rule's device
                 if (state.worker_pid != e.device.worker_pid) {

@@ -17,7 +17,11 @@ namespace {
 // large tiles (whose activation ring grows with the step), four warps; stage2 128-column
 // tiles; then the neighbours where a tile does not divide. On wide models with small token
 // tiles, two K warps per stage1 weight tile and stage2 256-column tiles (a warp streams its
-// two weight tiles as one K loop): the old choice there was 15-18 % off the fastest.
+// two weight tiles as one K loop): the old choice there was 15-18 % off the fastest. From a
+// few routed rows on (DSV4: 8 tokens), 1024-column stage2 tiles (eight weight tiles per warp):
+// 6-11 % off the whole op at 16-1024 tokens (11:42 UTC 2026-12-02); below, they leave most
+// multiprocessors idle (one token: 52 us against 37). The large tiles' stage2: 512 columns
+// (2048 tokens: 2720 us against 2843 at 128).
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
@@ -26,6 +30,9 @@ constexpr std::int64_t kLargeTileFromRows = 32;      // average routed rows per 
 constexpr std::int64_t kMeasuredMinModelDim = 4096;  // where these were measured (DSV4: 7168)
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
+constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
+constexpr std::int64_t kWideBusyFromRoutedRows = 32;  // token x routed top-k
+constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
 constexpr int kWideSmallTileKWaves = 2;
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
@@ -46,6 +53,8 @@ static_assert(all_on_axis(kStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kLargeTileStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideSmallTileStage2TileNPreference, kStage2TileNAxis));
+static_assert(all_on_axis(kWideBusyStage2TileNPreference, kStage2TileNAxis));
+static_assert(all_on_axis(kWideLargeTileStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(std::array<int, 1>{kWideSmallTileKWaves}, kStage1KWavesAxis));
 static_assert(all_on_axis(kStage2TileKPreference, kStage2TileKAxis));
 static_assert(all_on_axis(std::array<int, 1>{kDefaultWaves}, kStage1WavesAxis));
@@ -91,11 +100,19 @@ Candidate default_candidate(const ShapeKey& shape) {
     const auto stage1_k = first_dividing(
         block_m >= kLargeTileBlockM ? kLargeTileStage1TileKPreference : kStage1TileKPreference,
         shape.model_dim);
-    const bool wide_small_tiles =
-        shape.model_dim >= kMeasuredMinModelDim && block_m < kLargeTileBlockM;
-    const auto stage2_n = first_dividing(
-        wide_small_tiles ? kWideSmallTileStage2TileNPreference : kStage2TileNPreference,
-        shape.model_dim);
+    const bool wide = shape.model_dim >= kMeasuredMinModelDim;
+    const bool wide_small_tiles = wide && block_m < kLargeTileBlockM;
+    const bool busy = shape.token * shape.routed_topk() >= kWideBusyFromRoutedRows;
+    std::optional<int> stage2_n;
+    if (!wide) {
+        stage2_n = first_dividing(kStage2TileNPreference, shape.model_dim);
+    } else if (!wide_small_tiles) {
+        stage2_n = first_dividing(kWideLargeTileStage2TileNPreference, shape.model_dim);
+    } else if (busy) {
+        stage2_n = first_dividing(kWideBusyStage2TileNPreference, shape.model_dim);
+    } else {
+        stage2_n = first_dividing(kWideSmallTileStage2TileNPreference, shape.model_dim);
+    }
     const auto stage2_k = first_dividing(kStage2TileKPreference, shape.inter_dim);
     if (!stage1_n || !stage1_k || !stage2_n || !stage2_k) {
         throw UnsupportedShape("shape " + shape_key_string(shape) +

@@ -22,15 +22,15 @@ using test_support::small_shape;
 //   stage1 = 3 tile_n (32, 64, 128; 256 does not divide 384)
 //          x 8 (tile_k, k_waves) pairs (64: kw 1,2; 128: kw 1,2,4; 256: kw 1,2,4)
 //          x 3 waves x 2 (fused or not) = 144
-//   stage2 per tile_m = 3 tile_n (64, 128, 256 all divide 7168)
-//          x 2 tile_k (64, 128; 256 does not divide 384) x 2 modes x 2 persist = 24
+//   stage2 per tile_m = 5 tile_n (64, 128, 256, 512, 1024 all divide 7168)
+//          x 2 tile_k (64, 128; 256 does not divide 384) x 2 modes x 2 persist = 40
 //   tile_m: bm16 -> {16} (8 is below the minimum); others -> {bm/2, bm}
-// so bm16 offers 144 * 24 = 3456 and every other block 144 * 48 = 6912.
+// so bm16 offers 144 * 40 = 5760 and every other block 144 * 80 = 11520.
 // block_m rule: block_m <= max(32, 2 * padded token).
 TEST(Catalogue, PinsTheDsv4I384CountsPerToken) {
-    const std::map<int, std::size_t> small_tokens{{16, 3456}, {32, 6912}};
-    const std::map<int, std::size_t> token_32{{16, 3456}, {32, 6912}, {64, 6912}};
-    const std::map<int, std::size_t> all_blocks{{16, 3456}, {32, 6912}, {64, 6912}, {128, 6912}};
+    const std::map<int, std::size_t> small_tokens{{16, 5760}, {32, 11520}};
+    const std::map<int, std::size_t> token_32{{16, 5760}, {32, 11520}, {64, 11520}};
+    const std::map<int, std::size_t> all_blocks{{16, 5760}, {32, 11520}, {64, 11520}, {128, 11520}};
     const std::map<std::int64_t, std::map<int, std::size_t>> expected{
         {1, small_tokens},  {2, small_tokens}, {4, small_tokens},  {8, small_tokens},
         {16, small_tokens}, {32, token_32},    {64, all_blocks},   {128, all_blocks},
@@ -71,9 +71,9 @@ std::vector<Candidate> brute_force_catalogue(const ShapeKey& s) {
                                 if (!stage1_ok) continue;
                                 for (int tm2 : {8, 16, 32, 64, 128}) {
                                     if (tm2 < 16 || (tm2 != bm && tm2 * 2 != bm)) continue;
-                                    for (int tn2 : {32, 64, 128, 256}) {
+                                    for (int tn2 : {32, 64, 128, 256, 512, 1024, 2048}) {
                                         for (int tk2 : {32, 64, 128, 256}) {
-                                            if (tn2 == 32 || tk2 == 32) continue;
+                                            if (tn2 == 32 || tn2 == 2048 || tk2 == 32) continue;
                                             if (!test_divides(tn2, s.model_dim) ||
                                                 !test_divides(tk2, s.inter_dim)) {
                                                 continue;

@@ -54,6 +54,10 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     // Wide models, small token tiles: two K warps, stage2 256-column tiles.
     EXPECT_EQ(small.stage1, (Stage1Config{16, 64, 128, 4, 2, GateMode::interleave, true}));
     EXPECT_EQ(small.stage2, (Stage2Config{16, 256, 128, Stage2Mode::atomic, false}));
+    // From 32 routed rows (token x routed top-k; DSV4: 8 tokens) 1024-column stage2 tiles.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 256);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage2.tile_n, 1024);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).stage2.tile_n, 1024);
     ShapeKey narrow_model = dsv4_i384_shape(1);
     narrow_model.model_dim = 2048;  // below the measured widths: the general choice
     const Candidate general = default_candidate(narrow_model);
@@ -65,7 +69,7 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     const Candidate large = default_candidate(dsv4_i384_shape(2048));
     EXPECT_EQ(large.block_m, 64);
     EXPECT_EQ(large.stage1, (Stage1Config{64, 64, 64, 4, 1, GateMode::interleave, true}));
-    EXPECT_EQ(large.stage2, (Stage2Config{64, 128, 128, Stage2Mode::atomic, false}));
+    EXPECT_EQ(large.stage2, (Stage2Config{64, 512, 128, Stage2Mode::atomic, false}));
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8192)).block_m, 64);
     // 40000 -> padded 32768 -> 512 rows per routed expert: capped at 128.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(40000)).block_m, 128);

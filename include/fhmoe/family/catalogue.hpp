@@ -20,7 +20,10 @@ inline constexpr std::array<int, 4> kStage1TileNAxis{32, 64, 128, 256};
 inline constexpr std::array<int, 3> kStage1TileKAxis{64, 128, 256};
 inline constexpr std::array<int, 3> kStage1WavesAxis{1, 2, 4};
 inline constexpr std::array<int, 3> kStage1KWavesAxis{1, 2, 4};
-inline constexpr std::array<int, 3> kStage2TileNAxis{64, 128, 256};
+// Stage2's 512- and 1024-column tiles: a warp streams four or eight weight tiles as one K loop,
+// which pays off where stage2's K (the inter dim) is short: on the H200, DSV4 stage2 at
+// 64-1024 tokens ran 25 % faster at 1024 columns than at 256 (docs/performance.md).
+inline constexpr std::array<int, 5> kStage2TileNAxis{64, 128, 256, 512, 1024};
 inline constexpr std::array<int, 3> kStage2TileKAxis{64, 128, 256};
 // A stage2 tile below 16 rows would not fill one MFMA/MMA row block on the gpu.
 inline constexpr int kMinStage2TileM = 16;
