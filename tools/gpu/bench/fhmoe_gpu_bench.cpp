@@ -133,18 +133,21 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
                                           {bm, s1n, s1k, waves, kw, g, true},
                                           {bm, 128, 128, Stage2Mode::atomic, false}};
                         list.push_back(c);
-                        // Small tiles: also with stage2's 256-wide tile, whose warps stream
-                        // two weight tiles each (gpu/matrix_gemm.hpp, accumulate_tiles).
+                        // Small tiles: also with stage2's 256- and 1024-wide tiles, whose
+                        // warps stream two or eight weight tiles each (gpu/matrix_gemm.hpp,
+                        // accumulate_tiles).
                         if (bm < 64 && s1k == 128) {
-                            list.push_back({bm,
-                                            {bm, s1n, s1k, waves, kw, g, true},
-                                            {bm, 256, 128, Stage2Mode::atomic, false}});
+                            for (int s2n : {256, 1024}) {
+                                list.push_back({bm,
+                                                {bm, s1n, s1k, waves, kw, g, true},
+                                                {bm, s2n, 128, Stage2Mode::atomic, false}});
+                            }
                         }
                     }
                 }
             }
         }
-        for (int s2n : {64, 128, 256}) {
+        for (int s2n : {64, 128, 256, 512, 1024}) {
             for (int s2m : {bm / 2, bm}) {
                 for (bool persist : {false, true}) {
                     list.push_back({bm,
