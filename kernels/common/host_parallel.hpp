@@ -1,21 +1,51 @@
 #pragma once
 
-// Host-only: body(i) for every i in [0, n) on up to the host's cores (at most 64 threads),
-// each index exactly once, worker w taking w, w + workers, ... Callers give each index its
-// own output, so results never depend on the split or the core count (the data generation,
-// the CPU reference and the weight upload rely on it for bit-identical results across ranks).
+// Host-only: body(i) for every i in [0, n) on up to host_threads() threads, each index exactly
+// once, worker w taking w, w + workers, ... Callers give each index its own output, so results
+// never depend on the split or the core count (the data generation, the CPU reference and the
+// weight upload rely on it for bit-identical results across ranks).
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <thread>
 #include <vector>
 
 namespace fhmoe::kernels {
 
+inline constexpr int kMostHostThreads = 64;
+
+namespace detail {
+// 0: the host's cores. Set only through ScopedHostThreads.
+inline std::atomic<int> host_threads_override{0};
+}  // namespace detail
+
+// The thread count of the host loops (parallel_for, the reference's pool): the host's cores,
+// at most kMostHostThreads, unless a ScopedHostThreads says otherwise.
+inline int host_threads() {
+    const int chosen = detail::host_threads_override.load(std::memory_order_relaxed);
+    const int count = chosen > 0 ? chosen : static_cast<int>(std::thread::hardware_concurrency());
+    return std::clamp(count, 1, kMostHostThreads);
+}
+
+// Pins host_threads() while it lives, so a test can show that 1 and N threads give the same
+// bits on one machine (what every rank's digest relies on), and the bench can show scaling.
+// Not for concurrent use: the count is process-wide.
+class ScopedHostThreads {
+public:
+    explicit ScopedHostThreads(int threads)
+        : previous_(detail::host_threads_override.exchange(threads)) {}
+    ~ScopedHostThreads() { detail::host_threads_override.store(previous_); }
+    ScopedHostThreads(const ScopedHostThreads&) = delete;
+    ScopedHostThreads& operator=(const ScopedHostThreads&) = delete;
+
+private:
+    int previous_;
+};
+
 template <typename Body>
 void parallel_for(std::int64_t n, const Body& body) {
-    const auto workers = std::min<std::int64_t>(
-        n, std::clamp<std::int64_t>(std::thread::hardware_concurrency(), 1, 64));
+    const auto workers = std::min<std::int64_t>(n, host_threads());
     if (workers <= 1) {
         for (std::int64_t i = 0; i < n; ++i) body(i);
         return;

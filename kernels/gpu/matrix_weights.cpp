@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 
+#include "common/host_buffer.hpp"
 #include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "gpu/matrix_layout.hpp"
@@ -112,10 +113,10 @@ MatrixWeights arrange_matrix_weights(const Problem& problem) {
     const MatrixShape m1{d.gate_up_rows(), d.hidden};
     const MatrixShape m2{d.hidden, d.inter};
     MatrixWeights w;
-    w.w1_fp4.resize(problem.w1_fp4.size());
-    w.w1_scale.resize(problem.w1_scale.size());
-    w.w2_fp4.resize(problem.w2_fp4.size());
-    w.w2_scale.resize(problem.w2_scale.size());
+    assign_zeroed(w.w1_fp4, problem.w1_fp4.size());
+    assign_zeroed(w.w1_scale, problem.w1_scale.size());
+    assign_zeroed(w.w2_fp4, problem.w2_fp4.size());
+    assign_zeroed(w.w2_scale, problem.w2_scale.size());
     const std::size_t w1_codes = d.w1_bytes() / static_cast<std::size_t>(d.experts);
     const std::size_t w1_scales = d.w1_scale_bytes() / static_cast<std::size_t>(d.experts);
     const std::size_t w2_codes = d.w2_bytes() / static_cast<std::size_t>(d.experts);
@@ -129,10 +130,10 @@ MatrixWeights arrange_matrix_weights(const Problem& problem) {
                     m2, stage2_rows, w.w2_fp4.data() + u * w2_codes,
                     w.w2_scale.data() + u * w2_scales);
     });
-    w.shared_w1_fp8.resize(problem.shared_w1_fp8.size());
-    w.shared_w1_scale.resize(problem.shared_w1_scale.size());
-    w.shared_w2_fp8.resize(problem.shared_w2_fp8.size());
-    w.shared_w2_scale.resize(problem.shared_w2_scale.size());
+    assign_zeroed(w.shared_w1_fp8, problem.shared_w1_fp8.size());
+    assign_zeroed(w.shared_w1_scale, problem.shared_w1_scale.size());
+    assign_zeroed(w.shared_w2_fp8, problem.shared_w2_fp8.size());
+    assign_zeroed(w.shared_w2_scale, problem.shared_w2_scale.size());
     arrange_fp8(problem.shared_w1_fp8.data(), problem.shared_w1_scale.data(), m1, stage1_rows,
                 w.shared_w1_fp8.data(), w.shared_w1_scale.data());
     arrange_fp8(problem.shared_w2_fp8.data(), problem.shared_w2_scale.data(), m2, stage2_rows,

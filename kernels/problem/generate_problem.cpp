@@ -10,12 +10,15 @@
 // output RMS ~1.5.
 
 #include <algorithm>
+#include <bit>
 #include <cstdint>
+#include <cstring>
 #include <numeric>
 #include <vector>
 
 #include "common/bf16.hpp"
 #include "common/e8m0.hpp"
+#include "common/host_buffer.hpp"
 #include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
@@ -65,7 +68,7 @@ float symmetric_unit(const CounterRandom& random, std::uint64_t index) {
 
 void generate_activations(Problem& problem, const ProblemDims& dims) {
     const CounterRandom random(problem.seed, RandomStream::activations);
-    problem.x_bf16.resize(dims.x_elements());
+    assign_zeroed(problem.x_bf16, dims.x_elements());
     const auto elements = static_cast<std::int64_t>(problem.x_bf16.size());
     parallel_for(chunks_of(elements), [&](std::int64_t chunk) {
         const std::int64_t last = std::min((chunk + 1) * kChunk, elements);
@@ -129,15 +132,25 @@ void generate_routed_weights(std::uint64_t seed, RandomStream codes_stream,
     const CounterRandom scales_random(seed, scales_stream);
     const std::int64_t routed_codes = (experts - 1) * rows * k / 2;
     const std::int64_t routed_scales = (experts - 1) * rows * (k / kMxBlockSize);
-    codes.assign(static_cast<std::size_t>(experts * rows * k / 2), 0);
-    scales.assign(static_cast<std::size_t>(experts * rows * (k / kMxBlockSize)), kUnitScale);
+    assign_zeroed(codes, static_cast<std::size_t>(experts * rows * k / 2));
+    assign_zeroed(scales, static_cast<std::size_t>(experts * rows * (k / kMxBlockSize)));
+    std::fill(scales.begin() + routed_scales, scales.end(), kUnitScale);
 
     // Counter-based draws: each chunk of the tensors is its own work item, the same bytes
     // whatever the core count.
+    // Byte b of a word is code 8 * word + b (the low byte first): on a little-endian host
+    // that is the word's own byte order, so whole words are stored at once.
     parallel_for(chunks_of(routed_codes), [&](std::int64_t chunk) {
-        const std::int64_t first = chunk * kChunk;
+        const std::int64_t first = chunk * kChunk;  // a multiple of 8
         const std::int64_t last = std::min(first + kChunk, routed_codes);
-        for (std::int64_t i = first; i < last; i += 8) {
+        std::int64_t i = first;
+        if constexpr (std::endian::native == std::endian::little) {
+            for (; i + 8 <= last; i += 8) {
+                const std::uint64_t word = codes_random.word(static_cast<std::uint64_t>(i / 8));
+                std::memcpy(codes.data() + i, &word, sizeof word);
+            }
+        }
+        for (; i < last; i += 8) {
             const std::uint64_t word = codes_random.word(static_cast<std::uint64_t>(i / 8));
             const std::int64_t end = std::min<std::int64_t>(i + 8, last);
             for (std::int64_t b = i; b < end; ++b) {
@@ -146,13 +159,17 @@ void generate_routed_weights(std::uint64_t seed, RandomStream codes_stream,
             }
         }
     });
+    // The kScaleOffsets codes a block can get, encoded once.
     const int base = weight_scale_exponent(k) + exponent_adjustment;
+    std::uint8_t scale_codes[kScaleOffsets];
+    for (std::uint32_t o = 0; o < kScaleOffsets; ++o) {
+        scale_codes[o] = encode_e8m0_exponent(base + kScaleOffsetLow + static_cast<int>(o));
+    }
     parallel_for(chunks_of(routed_scales), [&](std::int64_t chunk) {
         const std::int64_t last = std::min((chunk + 1) * kChunk, routed_scales);
         for (std::int64_t i = chunk * kChunk; i < last; ++i) {
-            const int offset = kScaleOffsetLow + static_cast<int>(scales_random.below(
-                                                     static_cast<std::uint64_t>(i), kScaleOffsets));
-            scales[static_cast<std::size_t>(i)] = encode_e8m0_exponent(base + offset);
+            scales[static_cast<std::size_t>(i)] =
+                scale_codes[scales_random.below(static_cast<std::uint64_t>(i), kScaleOffsets)];
         }
     });
 }
@@ -166,8 +183,8 @@ void generate_shared_weights(std::uint64_t seed, RandomStream values_stream,
     const CounterRandom values_random(seed, values_stream);
     const CounterRandom block_random(seed, block_stream);
     const std::int64_t blocks = rows * (k / kMxBlockSize);
-    codes.resize(static_cast<std::size_t>(rows * k));
-    scales.resize(static_cast<std::size_t>(blocks));
+    assign_zeroed(codes, static_cast<std::size_t>(rows * k));
+    assign_zeroed(scales, static_cast<std::size_t>(blocks));
     const int base = weight_scale_exponent(k) + exponent_adjustment;
     parallel_for(chunks_of(blocks), [&](std::int64_t chunk) {
         float block_values[kMxBlockSize];

@@ -7,13 +7,15 @@
 // bit of the result: each output's sum keeps its own sequential order, and the speed comes
 // from computing kColumns outputs side by side in four-float SIMD vectors (the weights are
 // dequantized k-major, so a K step reads kColumns adjacent floats), kSlots tokens sharing
-// every weight load, and every core taking its own outputs. On the H200 machine's 16 cores
-// (docs/performance.md): 30.9 -> 6.2 s at 2048 DSV4 tokens, 15.7 -> 1.9 s at 64, 0.42 ->
-// 0.07 s at 1, every digest unchanged.
+// every weight load, and every core taking its own outputs. A work item is kColumns weight
+// rows: it dequantizes them into its own k-major block (L2-sized for DSV4's W1, L1 for W2)
+// and runs every slot of the expert over it, so no expert's dequantized weights go through
+// main memory (docs/performance.md, "Shape loads"; before that each expert's 33 MB were
+// written once and read back per group of kSlots tokens).
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
-#include <thread>
 #include <vector>
 
 #include "common/bf16.hpp"
@@ -21,55 +23,66 @@
 #include "common/fnv1a.hpp"
 #include "common/fp4_e2m1.hpp"
 #include "common/fp8_e4m3.hpp"
+#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
 #include "cpu/thread_pool.hpp"
 #include "fhmoe/kernels/reference.hpp"
 #include "problem/gate_up_layout.hpp"
 #include "problem/problem_dims.hpp"
+#include "reference/reference_vectors.hpp"
 
 namespace fhmoe::kernels {
 namespace {
 
 constexpr std::int64_t kColumns = 16;  // outputs summed side by side (every dim is a multiple)
 constexpr std::int64_t kSlots = 4;     // tokens sharing each weight load
-constexpr std::int64_t kRowChunk = 16;
-constexpr unsigned kMostReferenceThreads =
-    64;  // as host_parallel.hpp  // weight rows dequantized per work item
 
-// body(i) for every i in [0, n), worker w taking w, w + workers, ... (host_parallel.hpp's
-// split), on threads started once per reference: a DSV4 load runs four rounds per expert for
-// up to 385 experts, and starting threads per round cost more than a small round's work.
-// Every item writes its own outputs, so the result never depends on the split.
+// body(w, i) for every i in [0, n), worker w taking w, w + workers, ... (host_parallel.hpp's
+// split), on threads started once per reference: a DSV4 load runs three rounds per expert
+// for up to 385 experts, and starting threads per round cost more than a small round's work.
+// Every item writes its own outputs, so the result never depends on the split; w only picks
+// the worker's scratch space.
 template <typename Body>
 void for_each_item(ThreadPool& pool, std::int64_t n, const Body& body) {
     const auto workers = static_cast<int>(std::min<std::int64_t>(n, pool.size()));
     if (workers <= 1) {
-        for (std::int64_t i = 0; i < n; ++i) body(i);
+        for (std::int64_t i = 0; i < n; ++i) body(0, i);
         return;
     }
     auto task = [&](int w) {
-        for (std::int64_t i = w; i < n; i += workers) body(i);
+        for (std::int64_t i = w; i < n; i += workers) body(w, i);
     };
     pool.run(workers, task);
 }
 
-// One expert's weights, dequantized and k-major: w1t [H][2I] (column r = the problem's w1 row
-// r), w2t [I][H].
-struct DequantizedExpert {
-    std::vector<float> w1t;
-    std::vector<float> w2t;
+// The 16 FP4 E2M1 values: a code's value is a table entry, the same float decode_fp4_e2m1
+// returns.
+struct Fp4Values {
+    float value[16];
+    Fp4Values() {
+        for (std::uint8_t code = 0; code < 16; ++code) value[code] = decode_fp4_e2m1(code);
+    }
 };
 
-// dequantize_mx_block_fp4 through a table of the block's 16 possible values: the same
-// products (each code's value times the scale), formed once per block instead of per element.
-void dequantize_fp4_block(const std::uint8_t* packed, std::uint8_t scale, float* values) {
-    const float scale_value = decode_e8m0(scale);
-    float table[16];
-    for (std::uint8_t code = 0; code < 16; ++code) {
-        table[code] = decode_fp4_e2m1(code) * scale_value;
+// The 256 FP8 E4M3 values, as decode_fp8_e4m3 returns them.
+struct Fp8Values {
+    float value[256];
+    Fp8Values() {
+        for (int code = 0; code < 256; ++code) {
+            value[code] = decode_fp8_e4m3(static_cast<std::uint8_t>(code));
+        }
     }
-    for (int i = 0; i < kMxBlockSize; ++i) values[i] = table[fp4x2_element(packed, i)];
+};
+
+const Fp4Values& fp4_values() {
+    static const Fp4Values values;
+    return values;
+}
+
+const Fp8Values& fp8_values() {
+    static const Fp8Values values;
+    return values;
 }
 
 // One of an expert's two weight matrices, [rows, k] in MX blocks: FP4 for a routed expert,
@@ -80,86 +93,138 @@ struct ExpertMatrix {
     bool fp8;
     std::int64_t rows;
     std::int64_t k;
-
-    void dequantize_block(std::int64_t row, std::int64_t block, float* values) const {
-        const std::int64_t at = row * k + block * kMxBlockSize;
-        const std::uint8_t scale = scales[row * (k / kMxBlockSize) + block];
-        if (fp8) {
-            dequantize_mx_block_fp8(codes + at, scale, values);
-        } else {
-            dequantize_fp4_block(codes + at / 2, scale, values);
-        }
-    }
 };
 
-// Rows [row0, row0 + kRowChunk) of a [rows, k] MX matrix into columns of the k-major `out`:
-// dequantized row by row into a buffer, then written out k by k (kRowChunk adjacent floats
-// per k). Faster on a 16-core host than scattering each block straight into its columns.
-void dequantize_rows_transposed(const ExpertMatrix& m, std::int64_t row0, float* out) {
-    const std::int64_t rows = m.rows;
-    const std::int64_t k = m.k;
-    std::vector<float> chunk(static_cast<std::size_t>(kRowChunk * k));
-    const std::int64_t count = std::min(kRowChunk, rows - row0);
-    for (std::int64_t r = 0; r < count; ++r) {
-        for (std::int64_t block = 0; block < k / kMxBlockSize; ++block) {
-            m.dequantize_block(row0 + r, block, chunk.data() + r * k + block * kMxBlockSize);
+// Rows [row0, row0 + kColumns) of `m`, dequantized k-major: out[kk * kColumns + r] is row
+// row0 + r's element kk. Every value is the product dequantize_mx_block_fp4/_fp8 forms (the
+// element's decoded value times its block's decoded scale); the tables only skip the decoding
+// arithmetic. One block of all kColumns rows at a time keeps the writes in a 2 KiB span.
+void dequantize_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
+    const std::int64_t blocks = m.k / kMxBlockSize;
+    const float* fp4 = fp4_values().value;
+    const float* fp8 = fp8_values().value;
+    for (std::int64_t block = 0; block < blocks; ++block) {
+        float* block_out = out + block * kMxBlockSize * kColumns;
+        for (std::int64_t r = 0; r < kColumns; ++r) {
+            const std::int64_t row = row0 + r;
+            const float scale = decode_e8m0(m.scales[row * blocks + block]);
+            if (m.fp8) {
+                const std::uint8_t* codes = m.codes + row * m.k + block * kMxBlockSize;
+                for (int i = 0; i < kMxBlockSize; ++i) {
+                    block_out[i * kColumns + r] = fp8[codes[i]] * scale;
+                }
+            } else {
+                // The block's 16 possible products, formed once for its 32 elements.
+                float scaled[16];
+                for (int code = 0; code < 16; ++code) scaled[code] = fp4[code] * scale;
+                const std::uint8_t* packed = m.codes + (row * m.k + block * kMxBlockSize) / 2;
+                for (int i = 0; i < kMxBlockSize / 2; ++i) {
+                    const std::uint8_t byte = packed[i];
+                    block_out[(2 * i) * kColumns + r] = scaled[byte & 0x0F];
+                    block_out[(2 * i + 1) * kColumns + r] = scaled[byte >> 4];
+                }
+            }
         }
-    }
-    for (std::int64_t kk = 0; kk < k; ++kk) {
-        for (std::int64_t r = 0; r < count; ++r) out[kk * rows + row0 + r] = chunk[r * k + kk];
     }
 }
 
-void dequantize_expert(ThreadPool& pool, const Problem& problem, const ProblemDims& dims,
-                       std::int64_t expert, DequantizedExpert& weights) {
+// An expert's W1 [2I, H] and W2 [H, I]: the routed ones' FP4 slices, or the shared expert's
+// FP8 tensors.
+struct ExpertWeights {
+    ExpertMatrix w1;
+    ExpertMatrix w2;
+};
+
+ExpertWeights expert_weights(const Problem& problem, const ProblemDims& dims, std::int64_t expert) {
     const std::int64_t rows1 = dims.gate_up_rows();
-    const bool shared = expert == dims.shared_expert;
+    if (expert == dims.shared_expert) {
+        return {{problem.shared_w1_fp8.data(), problem.shared_w1_scale.data(), true, rows1,
+                 dims.hidden},
+                {problem.shared_w2_fp8.data(), problem.shared_w2_scale.data(), true, dims.hidden,
+                 dims.inter}};
+    }
     const std::int64_t w1_at = expert * rows1 * dims.hidden;
     const std::int64_t w2_at = expert * dims.hidden * dims.inter;
-    const ExpertMatrix w1 =
-        shared ? ExpertMatrix{problem.shared_w1_fp8.data(), problem.shared_w1_scale.data(), true,
-                              rows1, dims.hidden}
-               : ExpertMatrix{problem.w1_fp4.data() + w1_at / 2,
-                              problem.w1_scale.data() + w1_at / kMxBlockSize, false, rows1,
-                              dims.hidden};
-    const ExpertMatrix w2 =
-        shared ? ExpertMatrix{problem.shared_w2_fp8.data(), problem.shared_w2_scale.data(), true,
-                              dims.hidden, dims.inter}
-               : ExpertMatrix{problem.w2_fp4.data() + w2_at / 2,
-                              problem.w2_scale.data() + w2_at / kMxBlockSize, false, dims.hidden,
-                              dims.inter};
-    const std::int64_t chunks1 = (rows1 + kRowChunk - 1) / kRowChunk;
-    const std::int64_t chunks2 = (dims.hidden + kRowChunk - 1) / kRowChunk;
-    for_each_item(pool, chunks1 + chunks2, [&](std::int64_t chunk) {
-        if (chunk < chunks1) {
-            dequantize_rows_transposed(w1, chunk * kRowChunk, weights.w1t.data());
-        } else {
-            dequantize_rows_transposed(w2, (chunk - chunks1) * kRowChunk, weights.w2t.data());
-        }
-    });
+    return {{problem.w1_fp4.data() + w1_at / 2, problem.w1_scale.data() + w1_at / kMxBlockSize,
+             false, rows1, dims.hidden},
+            {problem.w2_fp4.data() + w2_at / 2, problem.w2_scale.data() + w2_at / kMxBlockSize,
+             false, dims.hidden, dims.inter}};
 }
 
-// Four floats side by side (GCC/Clang vector extension): element-wise multiplies and adds in
-// the SIMD registers every x86-64 has, each lane rounding exactly as the scalar code would.
+// 4, 8 or 16 floats side by side (GCC/Clang vector extension): element-wise multiplies and
+// adds in SIMD registers (SSE2, which every x86-64 has; AVX; AVX-512F), each lane rounding
+// exactly as the scalar code would. The library is built with -ffp-contract=off, so no width
+// fuses a multiply and an add.
 using Float4 = float __attribute__((vector_size(16)));
+using Float8 = float __attribute__((vector_size(32)));
+using Float16 = float __attribute__((vector_size(64)));
 
-// sums[s][j] = sum over k ascending of inputs[s][k] * wt[k][column0 + j], for `slots` input
-// rows (at most kSlots) and j < kColumns: each sum in the order a plain dot product takes.
-void column_sums(const float* const* inputs, std::int64_t slots, const float* wt, std::int64_t k,
-                 std::int64_t columns, std::int64_t column0, float (&sums)[kSlots][kColumns]) {
-    constexpr int kVectors = kColumns / 4;
-    Float4 acc[kSlots][kVectors] = {};
+// sums[s][j] = sum over k ascending of inputs[s][k] * wt[k][j], for `slots` input rows (at
+// most kSlots) and j < kColumns: each sum in the order a plain dot product takes, whatever
+// the vector width.
+template <typename Vector>
+[[gnu::always_inline]] inline void column_sums_with(const float* const* inputs, std::int64_t slots,
+                                                    const float* wt, std::int64_t k,
+                                                    float (&sums)[kSlots][kColumns]) {
+    constexpr int kLanes = sizeof(Vector) / sizeof(float);
+    constexpr int kVectors = kColumns / kLanes;
+    Vector acc[kSlots][kVectors] = {};
     for (std::int64_t kk = 0; kk < k; ++kk) {
-        Float4 w[kVectors];
-        __builtin_memcpy(&w, wt + kk * columns + column0, sizeof w);
+        Vector w[kVectors];
+        __builtin_memcpy(&w, wt + kk * kColumns, sizeof w);
         for (std::int64_t s = 0; s < kSlots; ++s) {
             if (s >= slots) break;
-            const float a = inputs[s][kk];
-            const Float4 a4 = {a, a, a, a};
-            for (int v = 0; v < kVectors; ++v) acc[s][v] = acc[s][v] + a4 * w[v];
+            Vector a;
+            for (int lane = 0; lane < kLanes; ++lane) a[lane] = inputs[s][kk];
+            for (int v = 0; v < kVectors; ++v) acc[s][v] = acc[s][v] + a * w[v];
         }
     }
     for (std::int64_t s = 0; s < kSlots; ++s) __builtin_memcpy(&sums[s], &acc[s], sizeof sums[s]);
+}
+
+using ColumnSums = void (*)(const float* const*, std::int64_t, const float*, std::int64_t,
+                            float (&)[kSlots][kColumns]);
+
+void column_sums_4(const float* const* inputs, std::int64_t slots, const float* wt, std::int64_t k,
+                   float (&sums)[kSlots][kColumns]) {
+    column_sums_with<Float4>(inputs, slots, wt, k, sums);
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define FHMOE_REFERENCE_WIDE_VECTORS 1
+// The wider widths are compiled for their instruction sets only here and chosen at run time
+// (the build targets baseline x86-64): on a 2-core AVX-512 VM 5.5 -> 12 G multiply-adds/s
+// per core, the whole reference's inner loop.
+[[gnu::target("avx")]] void column_sums_8(const float* const* inputs, std::int64_t slots,
+                                          const float* wt, std::int64_t k,
+                                          float (&sums)[kSlots][kColumns]) {
+    column_sums_with<Float8>(inputs, slots, wt, k, sums);
+}
+
+[[gnu::target("avx512f")]] void column_sums_16(const float* const* inputs, std::int64_t slots,
+                                               const float* wt, std::int64_t k,
+                                               float (&sums)[kSlots][kColumns]) {
+    column_sums_with<Float16>(inputs, slots, wt, k, sums);
+}
+#endif
+
+int widest_vector_floats() {
+#if defined(FHMOE_REFERENCE_WIDE_VECTORS)
+    if (__builtin_cpu_supports("avx512f")) return 16;
+    if (__builtin_cpu_supports("avx")) return 8;
+#endif
+    return 4;
+}
+
+std::atomic<int> vector_floats_limit{0};
+
+ColumnSums column_sums_for(int floats) {
+#if defined(FHMOE_REFERENCE_WIDE_VECTORS)
+    if (floats >= 16) return column_sums_16;
+    if (floats >= 8) return column_sums_8;
+#endif
+    (void)floats;
+    return column_sums_4;
 }
 
 // Quantizes a row to MXFP8 (1x32 blocks) and returns the dequantized values in place.
@@ -173,18 +238,34 @@ void round_trip_mxfp8(float* row, std::int64_t length) {
 
 }  // namespace
 
+int reference_vector_floats() {
+    static const int widest = widest_vector_floats();
+    const int limit = vector_floats_limit.load(std::memory_order_relaxed);
+    return limit > 0 && limit < widest ? (limit >= 8 ? 8 : 4) : widest;
+}
+
+ScopedReferenceVectorLimit::ScopedReferenceVectorLimit(int floats)
+    : previous_(vector_floats_limit.exchange(floats)) {}
+
+ScopedReferenceVectorLimit::~ScopedReferenceVectorLimit() { vector_floats_limit.store(previous_); }
+
 ReferenceContributions compute_reference_contributions(const Problem& problem) {
     validate_problem(problem);
     const ProblemDims dims(problem.shape);
     const family::GateMode gate_mode = problem.shape.gate_mode;
     const auto plane = static_cast<std::size_t>(dims.tokens * dims.hidden);
 
-    // Activations as stage1 sees them: bf16 -> MXFP8 along H -> fp32.
+    ThreadPool pool(host_threads());
+    const ColumnSums column_sums = column_sums_for(reference_vector_floats());
+
+    // Activations as stage1 sees them: bf16 -> MXFP8 along H -> fp32, a token per item.
     std::vector<float> activations(plane);
-    for (std::size_t i = 0; i < plane; ++i) activations[i] = decode_bf16(problem.x_bf16[i]);
-    for (std::int64_t t = 0; t < dims.tokens; ++t) {
-        round_trip_mxfp8(activations.data() + t * dims.hidden, dims.hidden);
-    }
+    for_each_item(pool, dims.tokens, [&](int, std::int64_t t) {
+        float* row = activations.data() + t * dims.hidden;
+        const std::uint16_t* x = problem.x_bf16.data() + t * dims.hidden;
+        for (std::int64_t i = 0; i < dims.hidden; ++i) row[i] = decode_bf16(x[i]);
+        round_trip_mxfp8(row, dims.hidden);
+    });
 
     // Slots grouped by expert, tokens ascending, so each expert is dequantized once.
     std::vector<std::vector<std::int64_t>> slots_of_expert(static_cast<std::size_t>(dims.experts));
@@ -193,45 +274,47 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
     }
 
     ReferenceContributions parts{std::vector<float>(plane, 0.0f), std::vector<float>(plane, 0.0f)};
-    ThreadPool pool(static_cast<int>(
-        std::clamp<unsigned>(std::thread::hardware_concurrency(), 1u, kMostReferenceThreads)));
     const std::int64_t rows1 = dims.gate_up_rows();
-    DequantizedExpert weights{
-        std::vector<float>(static_cast<std::size_t>(rows1 * dims.hidden)),
-        std::vector<float>(static_cast<std::size_t>(dims.hidden * dims.inter))};
+    // Each worker's k-major block of kColumns dequantized weight rows, allocated once.
+    const std::int64_t block_floats = kColumns * std::max(dims.hidden, dims.inter);
+    std::vector<float> blocks(static_cast<std::size_t>(block_floats * pool.size()));
+    const auto block_of = [&](int worker) { return blocks.data() + worker * block_floats; };
+    std::vector<float> gate_up;
+    std::vector<float> h;
     for (std::int64_t expert = 0; expert < dims.experts; ++expert) {
         const auto& slots = slots_of_expert[static_cast<std::size_t>(expert)];
         if (slots.empty()) continue;
-        dequantize_expert(pool, problem, dims, expert, weights);
+        const ExpertWeights w = expert_weights(problem, dims, expert);
         std::vector<float>& target = expert == dims.shared_expert ? parts.shared : parts.routed;
         const auto count = static_cast<std::int64_t>(slots.size());
-        const std::int64_t slot_chunks = (count + kSlots - 1) / kSlots;
         const auto slot_at = [&](std::int64_t index) {
             return slots[static_cast<std::size_t>(index)];
         };
 
-        // Stage1: every slot's gate and up sums, [slot][2I].
-        std::vector<float> gate_up(static_cast<std::size_t>(count * rows1));
-        const std::int64_t chunks1 = rows1 / kColumns;
-        for_each_item(pool, slot_chunks * chunks1, [&](std::int64_t item) {
-            const std::int64_t first = item / chunks1 * kSlots;
-            const std::int64_t column0 = item % chunks1 * kColumns;
-            const std::int64_t n = std::min(kSlots, count - first);
-            const float* inputs[kSlots] = {};
-            for (std::int64_t i = 0; i < n; ++i) {
-                inputs[i] = activations.data() + slot_at(first + i) / dims.topk * dims.hidden;
-            }
-            float sums[kSlots][kColumns];
-            column_sums(inputs, n, weights.w1t.data(), dims.hidden, rows1, column0, sums);
-            for (std::int64_t i = 0; i < n; ++i) {
-                std::copy(std::begin(sums[i]), std::end(sums[i]),
-                          gate_up.begin() + (first + i) * rows1 + column0);
+        // Stage1: every slot's gate and up sums, [slot][2I], an item per kColumns W1 rows.
+        gate_up.resize(static_cast<std::size_t>(count * rows1));
+        for_each_item(pool, rows1 / kColumns, [&](int worker, std::int64_t item) {
+            const std::int64_t column0 = item * kColumns;
+            float* wt = block_of(worker);
+            dequantize_column_block(w.w1, column0, wt);
+            for (std::int64_t first = 0; first < count; first += kSlots) {
+                const std::int64_t n = std::min(kSlots, count - first);
+                const float* inputs[kSlots] = {};
+                for (std::int64_t i = 0; i < n; ++i) {
+                    inputs[i] = activations.data() + slot_at(first + i) / dims.topk * dims.hidden;
+                }
+                float sums[kSlots][kColumns];
+                column_sums(inputs, n, wt, dims.hidden, sums);
+                for (std::int64_t i = 0; i < n; ++i) {
+                    std::copy(std::begin(sums[i]), std::end(sums[i]),
+                              gate_up.begin() + (first + i) * rows1 + column0);
+                }
             }
         });
 
         // h = SiLU(gate) * up, through MXFP8 as stage2 reads it, [slot][I].
-        std::vector<float> h(static_cast<std::size_t>(count * dims.inter));
-        for_each_item(pool, count, [&](std::int64_t index) {
+        h.resize(static_cast<std::size_t>(count * dims.inter));
+        for_each_item(pool, count, [&](int, std::int64_t index) {
             const float* sums = gate_up.data() + index * rows1;
             float* row = h.data() + index * dims.inter;
             for (std::int64_t i = 0; i < dims.inter; ++i) {
@@ -241,36 +324,32 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
             round_trip_mxfp8(row, dims.inter);
         });
 
-        // Stage2, weighted into the slot's token row. An expert's slots belong to distinct
-        // tokens (a token routes to an expert once), so the work items write distinct outputs
-        // and run side by side; a hand-built routing that repeats an expert in a token runs
-        // them in slot order instead, as the sums into one row must.
-        bool distinct_tokens = true;
-        for (std::int64_t i = 1; i < count; ++i) {
-            distinct_tokens =
-                distinct_tokens && slot_at(i) / dims.topk != slot_at(i - 1) / dims.topk;
-        }
-        const std::int64_t chunks2 = dims.hidden / kColumns;
-        const auto stage2 = [&](std::int64_t item) {
-            const std::int64_t first = item / chunks2 * kSlots;
-            const std::int64_t column0 = item % chunks2 * kColumns;
-            const std::int64_t n = std::min(kSlots, count - first);
-            const float* inputs[kSlots] = {};
-            for (std::int64_t i = 0; i < n; ++i) inputs[i] = h.data() + (first + i) * dims.inter;
-            float sums[kSlots][kColumns];
-            column_sums(inputs, n, weights.w2t.data(), dims.inter, dims.hidden, column0, sums);
-            for (std::int64_t i = 0; i < n; ++i) {
-                const std::int64_t slot = slot_at(first + i);
-                const float routing_weight = problem.topk_weights[static_cast<std::size_t>(slot)];
-                float* out = target.data() + slot / dims.topk * dims.hidden + column0;
-                for (std::int64_t j = 0; j < kColumns; ++j) out[j] += routing_weight * sums[i][j];
+        // Stage2, weighted into the slot's token row, an item per kColumns output columns: an
+        // item adds its columns' contributions in slot order, so even a hand-built routing
+        // that repeats an expert in a token sums into the row in slot order.
+        for_each_item(pool, dims.hidden / kColumns, [&](int worker, std::int64_t item) {
+            const std::int64_t column0 = item * kColumns;
+            float* wt = block_of(worker);
+            dequantize_column_block(w.w2, column0, wt);
+            for (std::int64_t first = 0; first < count; first += kSlots) {
+                const std::int64_t n = std::min(kSlots, count - first);
+                const float* inputs[kSlots] = {};
+                for (std::int64_t i = 0; i < n; ++i) {
+                    inputs[i] = h.data() + (first + i) * dims.inter;
+                }
+                float sums[kSlots][kColumns];
+                column_sums(inputs, n, wt, dims.inter, sums);
+                for (std::int64_t i = 0; i < n; ++i) {
+                    const std::int64_t slot = slot_at(first + i);
+                    const float routing_weight =
+                        problem.topk_weights[static_cast<std::size_t>(slot)];
+                    float* out = target.data() + slot / dims.topk * dims.hidden + column0;
+                    for (std::int64_t j = 0; j < kColumns; ++j) {
+                        out[j] += routing_weight * sums[i][j];
+                    }
+                }
             }
-        };
-        if (distinct_tokens) {
-            for_each_item(pool, slot_chunks * chunks2, stage2);
-        } else {
-            for (std::int64_t item = 0; item < slot_chunks * chunks2; ++item) stage2(item);
-        }
+        });
     }
     return parts;
 }

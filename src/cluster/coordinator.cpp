@@ -390,8 +390,8 @@ void Coordinator::handle_event(int rank, const supervisor::Event& event) {
                                                    e.seconds};
                 record.device.rank = rank;
                 c_.journal->append(record);
-                // Info, not debug: a load is seconds of a GPU's time per shape, and the
-                // throughput bench (bench/gpu_tune_throughput.sh) reads these lines.
+                // Info, not debug: a load is seconds of a GPU's time per shape (issue #16's
+                // budget: < 2 s at DSV4 size), and bench/gpu_tune_throughput.sh reads these.
                 spdlog::info("rank {} ({}, worker pid {}) loaded {} in {:.2f} s, digest {:016x}",
                              rank, e.device.host, e.device.worker_pid, e.shape_key, e.seconds,
                              e.reference_digest);

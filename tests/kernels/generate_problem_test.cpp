@@ -5,6 +5,7 @@
 #include <set>
 #include <string>
 
+#include "common/host_parallel.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
@@ -65,7 +66,8 @@ TEST(GenerateProblem, DigestsArePinnedAcrossMachines) {
 
 // The same contract for tensors the generator splits into many parallel work items (W1 here
 // is 32 MiB, 32 items of 1 Mi codes; x has 2 items): pinned from the single-threaded
-// generator the parallel one replaced, so the split never shows in the bytes.
+// generator the parallel one replaced, so the split never shows in the bytes, with one thread
+// or many (host_parallel.hpp).
 TEST(GenerateProblem, ParallelGenerationKeepsThePinnedBytes) {
     family::ShapeKey shape = small_shape(256, GateMode::interleave);
     shape.model_dim = 4096;
@@ -73,8 +75,12 @@ TEST(GenerateProblem, ParallelGenerationKeepsThePinnedBytes) {
     shape.expert = 33;
     shape.topk = 5;
     shape.shared_expert_id = 32;
-    const Problem problem = generate_problem(shape, 20261201);
-    EXPECT_EQ(problem_digest(problem), 0xf169504a4867c6f0ull);
+    for (const int threads : {1, 7}) {
+        SCOPED_TRACE(::testing::Message() << threads << " threads");
+        const ScopedHostThreads scoped(threads);
+        const Problem problem = generate_problem(shape, 20261201);
+        EXPECT_EQ(problem_digest(problem), 0xf169504a4867c6f0ull);
+    }
 }
 
 TEST(GenerateProblem, RoutesDistinctExpertsThenTheSharedOneLast) {

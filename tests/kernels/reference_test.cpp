@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "common/bf16.hpp"
+#include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
 #include "fhmoe/kernels/reference.hpp"
@@ -10,6 +11,7 @@
 #include "kernels/kernel_test_support.hpp"
 #include "problem/gate_up_layout.hpp"
 #include "problem/problem_dims.hpp"
+#include "reference/reference_vectors.hpp"
 
 namespace fhmoe::kernels {
 namespace {
@@ -153,6 +155,36 @@ TEST(Reference, EverySumIsOneDotProductInKOrderToTheLastBit) {
                 expect_same_bits(literal.shared, fast.shared);
             }
         }
+    }
+}
+
+// The work is split over host_threads() cores (every item writing its own outputs): one
+// thread and an odd count of many give the literal definition's bits alike.
+TEST(Reference, OneThreadAndManyGiveTheLiteralBits) {
+    const Problem problem = generate_problem(testing::small_shape(9, GateMode::separated), 5);
+    const ReferenceContributions literal = literal_reference(problem);
+    for (const int threads : {1, 7}) {
+        SCOPED_TRACE(::testing::Message() << threads << " threads");
+        const ScopedHostThreads scoped(threads);
+        const ReferenceContributions fast = compute_reference_contributions(problem);
+        expect_same_bits(literal.routed, fast.routed);
+        expect_same_bits(literal.shared, fast.shared);
+    }
+}
+
+// The inner loop runs on the widest SIMD vectors the host has (reference_vectors.hpp); every
+// width at or below that gives the literal definition's bits (an x86-64 host with AVX-512
+// runs all three here).
+TEST(Reference, EveryVectorWidthGivesTheLiteralBits) {
+    const Problem problem = generate_problem(testing::small_shape(6, GateMode::interleave), 41);
+    const ReferenceContributions literal = literal_reference(problem);
+    for (const int floats : {4, 8, 16}) {
+        SCOPED_TRACE(::testing::Message() << "at most " << floats << " floats per vector");
+        const ScopedReferenceVectorLimit limit(floats);
+        EXPECT_LE(reference_vector_floats(), floats);
+        const ReferenceContributions fast = compute_reference_contributions(problem);
+        expect_same_bits(literal.routed, fast.routed);
+        expect_same_bits(literal.shared, fast.shared);
     }
 }
 

@@ -4,7 +4,9 @@
 # directly: ctest's files name this machine's paths), the gpu fault matrix through the real
 # supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
 # the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
-#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi]   (default: all)
+#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads]
+# (default: all but loads; loads is bench/shape_load, a DSV4 shape load's phases, issue #16,
+# with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048").
 # Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
 # the whole lease.
 set -uo pipefail
@@ -59,6 +61,13 @@ if want bench; then
     > "$out/bench.txt" 2> "$out/bench.err"
   [ $? -eq 0 ] || status=1
   cat "$out/bench.err" "$out/bench.txt"
+fi
+if want loads; then
+  section "shape_load: a DSV4 shape load's phases"
+  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
+    > "$out/shape_load.txt" 2>&1
+  [ $? -eq 0 ] || status=1
+  cat "$out/shape_load.txt"
 fi
 if want peers; then
   section "peers: PyTorch on the same shapes"
