@@ -101,6 +101,7 @@ void Coordinator::plan_missing_work() {
     settings.seed = c_.options->seed;
     settings.measurement = wire::measurement_settings(c_.options->policy.measurement);
     settings.candidate_timeout_s = c_.options->policy.measurement.timeout_s;
+    settings.screen = wire::screen_settings(c_.options->policy);
 
     for (auto& shape : shapes_) {
         if (shape.decision) continue;

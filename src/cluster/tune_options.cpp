@@ -99,6 +99,24 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         cxxopts::value<std::string>())(
         "inject-fault", "faults for the workers (tests), e.g. crash@3,hang@7,genfail!@0",
         cxxopts::value<std::string>()->default_value(""));
+    const tuning::SearchPolicy& search = defaults.search;
+    options.add_options("search")(
+        "search",
+        "exhaustive: every candidate gets the full measurement (--warmup, --iters), as aiter's "
+        "tuners do; screen: every candidate gets the checked run and a short screen "
+        "(--screen_warmup, --screen_iters), and only one the screen cannot rule out against the "
+        "chunk's incumbent (by the promotion bar) or its best fully measured candidate gets the "
+        "full measurement and may reach the race; a pruned candidate is status ok with its "
+        "screen timing and the bound that pruned it (docs/operations.md)",
+        cxxopts::value<std::string>()->default_value(std::string(tuning::to_string(search.mode))))(
+        "screen_warmup", "--search screen: untimed runs before the screen's timed runs",
+        cxxopts::value<std::string>()->default_value(text(search.screen_warmup)))(
+        "screen_iters", "--search screen: the screen's timed runs (>= 2)",
+        cxxopts::value<std::string>()->default_value(text(search.screen_iters)))(
+        "screen_error_rate",
+        "--search screen: largest probability that the screen prunes a candidate whose true "
+        "time is at or below what it is compared with (one-sided t bounds, split over the two)",
+        cxxopts::value<std::string>()->default_value(text(search.screen_error_rate)));
     options.add_options("decision")(
         "min_improvement_pct", "a challenger must beat the incumbent by at least this percent",
         cxxopts::value<std::string>()->default_value(text(defaults.promotion.min_improvement_pct)))(
@@ -366,6 +384,12 @@ ParsedCommandLine parse_tune_command_line(const std::vector<std::string>& args) 
         policy.finalist.finalists = flags.integer("finalists");
         policy.finalist.rounds = flags.integer("rounds");
         policy.finalist.max_rounds = flags.integer("max_rounds");
+        const auto search_mode = tuning::search_mode_from_string(flags.text("search"));
+        if (!search_mode) bad_value("--search", flags.text("search"), "screen or exhaustive");
+        policy.search.mode = *search_mode;
+        policy.search.screen_warmup = flags.integer("screen_warmup");
+        policy.search.screen_iters = flags.integer("screen_iters");
+        policy.search.screen_error_rate = flags.number("screen_error_rate");
         try {
             tuning::validate(policy);
         } catch (const tuning::PolicyError& error) {

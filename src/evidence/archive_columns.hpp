@@ -33,15 +33,25 @@ inline constexpr bool is_archive_enum =
     std::is_same_v<T, tuning::Status> || std::is_same_v<T, Decision> ||
     std::is_same_v<T, RatioBasis>;
 
+// How an archive lays out /candidates: as this build writes it, or as an older archive does.
+struct CandidatesLayout {
+    bool screen_columns = true;  // the screen's fields (--search screen), added on 2026-12-02
+};
+
 // shape_id, then every leaf of CandidateResult in field order, with two exceptions where
 // schema version 1 put them: candidate_key (derived) before the candidate's fields, and the
-// record's relative_to_incumbent and ratio_basis before the first field of `where`.
+// record's relative_to_incumbent and ratio_basis before the first field of `where`. The
+// screen's fields are the last; `layout` leaves them out for an archive without them.
 template <typename Visitor, RecordOf<CandidateRecord> Record>
-void candidate_columns(Visitor&& visit, Record& record) {
+void candidate_columns(Visitor&& visit, Record& record, const CandidatesLayout& layout = {}) {
     visit("shape_id", record.shape_id);
     auto& result = record.result;
+    const auto* screen_begin = reinterpret_cast<const char*>(&result.screen);
+    const auto* screen_end = screen_begin + sizeof(result.screen);
     // A nested record's first leaf has the record's address.
     for_each_leaf(result, [&](std::string_view name, auto& value) {
+        const auto* address = reinterpret_cast<const char*>(&value);
+        if (!layout.screen_columns && address >= screen_begin && address < screen_end) return;
         if (static_cast<const void*>(&value) == static_cast<const void*>(&result.candidate)) {
             Derived<std::string> candidate_key{result.candidate.key()};
             visit("candidate_key", candidate_key);

@@ -116,7 +116,10 @@ RunEvidence read_hdf5(const std::string& path) {
     // Archives written before the race_* fields of /decisions existed lack them.
     layout.race_columns = h5::table_has_field(root, kDecisionsTable, "race_rank");
     layout.challenger_named_winner = version == kPreviousSchemaVersion;
-    const ArchiveSchema schema(layout);
+    CandidatesLayout candidates_layout;
+    // Archives written before --search screen lack the screen's fields.
+    candidates_layout.screen_columns = h5::table_has_field(root, kCandidatesTable, "pruned");
+    const ArchiveSchema schema(layout, candidates_layout);
     RunEvidence evidence;
     evidence.provenance = read_provenance(root, schema);
     read_rows(root, kShapesTable, schema.shapes(), schema.shape_layout(), evidence.shapes,
@@ -124,8 +127,9 @@ RunEvidence read_hdf5(const std::string& path) {
                   shape_columns(visit, 0, shape, ShapeRollup{});  // the rollup is derived
               });
     read_rows(root, kCandidatesTable, schema.candidates(), schema.candidate_layout(),
-              evidence.candidates,
-              [](auto&& visit, CandidateRecord& record) { candidate_columns(visit, record); });
+              evidence.candidates, [candidates_layout](auto&& visit, CandidateRecord& record) {
+                  candidate_columns(visit, record, candidates_layout);
+              });
     read_rows(root, kRaceTable, schema.race(), schema.race_layout(), evidence.race, kEveryField);
     read_rows(root, kDecisionsTable, schema.decisions(), schema.decision_layout(),
               evidence.decisions, [layout](auto&& visit, DecisionRecord& decision) {

@@ -60,10 +60,10 @@ auto shape_column_walk() {
     };
 }
 
-auto candidate_column_walk() {
-    return [](auto&& visit) {
+auto candidate_column_walk(const CandidatesLayout& layout) {
+    return [layout](auto&& visit) {
         const CandidateRecord record;
-        candidate_columns(visit, record);
+        candidate_columns(visit, record, layout);
     };
 }
 
@@ -136,7 +136,8 @@ void ArchiveSchema::add_columns(h5::CompoundType& table, const ColumnLayout& lay
     });
 }
 
-ArchiveSchema::ArchiveSchema(const DecisionsLayout& decisions_layout)
+ArchiveSchema::ArchiveSchema(const DecisionsLayout& decisions_layout,
+                             const CandidatesLayout& candidates_layout)
     : string_(h5::utf8_string_type()),
       bool_(h5::bool_type()),
       status_(status_enum_type()),
@@ -144,7 +145,7 @@ ArchiveSchema::ArchiveSchema(const DecisionsLayout& decisions_layout)
       ratio_basis_(enum_type_of(all_ratio_bases)),
       shape_layout_(layout_of(shape_column_walk())),
       shapes_(shape_layout_.row_size),
-      candidate_layout_(layout_of(candidate_column_walk())),
+      candidate_layout_(layout_of(candidate_column_walk(candidates_layout))),
       candidates_(candidate_layout_.row_size),
       race_layout_(layout_of(record_column_walk<RaceSample>())),
       race_(race_layout_.row_size),
@@ -155,7 +156,7 @@ ArchiveSchema::ArchiveSchema(const DecisionsLayout& decisions_layout)
       rank_layout_(layout_of(record_column_walk<RankInfo>())),
       ranks_(rank_layout_.row_size) {
     add_columns(shapes_, shape_layout_, shape_column_walk());
-    add_columns(candidates_, candidate_layout_, candidate_column_walk());
+    add_columns(candidates_, candidate_layout_, candidate_column_walk(candidates_layout));
 
     add_columns(race_, race_layout_, record_column_walk<RaceSample>());
     add_columns(decisions_, decision_layout_, decision_column_walk(decisions_layout));

@@ -39,9 +39,10 @@ inline constexpr const char* kRanksTable = "ranks";
 // The compound types of every table, built once per archive read or write.
 class ArchiveSchema {
 public:
-    // The tables as this build writes them, or with /decisions laid out as an older
-    // archive lays it out.
-    explicit ArchiveSchema(const DecisionsLayout& decisions_layout = {});
+    // The tables as this build writes them, or with /decisions and /candidates laid out as
+    // an older archive lays them out.
+    explicit ArchiveSchema(const DecisionsLayout& decisions_layout = {},
+                           const CandidatesLayout& candidates_layout = {});
     const h5::CompoundType& shapes() const noexcept { return shapes_; }
     const ColumnLayout& shape_layout() const noexcept { return shape_layout_; }
     const h5::CompoundType& candidates() const noexcept { return candidates_; }

@@ -16,6 +16,12 @@ worker::Command ChunkJob::next_command() const {
         const PlannedCandidate& c = chunk_.candidates[i];
         run.candidates.push_back({c.planned_index, c.id, c.config, c.attempt});
     }
+    run.screen.settings = chunk_.screen;
+    if (chunk_.screen.enabled && !chunk_.candidates.empty()) {
+        run.screen.incumbent_planned_index = chunk_.candidates.front().planned_index;
+        run.screen.incumbent = screen_references_.incumbent;
+        run.screen.chunk_best = screen_references_.chunk_best;
+    }
     return run;
 }
 
@@ -47,8 +53,16 @@ bool ChunkJob::on_reply(const worker::Reply& reply, const tuning::MeasuredOn& wh
     }
     tuning::CandidateResult result = measured->result;
     result.where.rank = where.rank;
+    note_screen_reference(measured->planned_index, result);
     emit(chunk_.candidates[next_], std::move(result), out);
     return measured->context_poisoned;
+}
+
+void ChunkJob::note_screen_reference(std::int64_t planned_index,
+                                     const tuning::CandidateResult& result) {
+    if (!chunk_.screen.enabled) return;
+    tuning::note_chunk_result(screen_references_,
+                              planned_index == chunk_.candidates.front().planned_index, result);
 }
 
 tuning::CandidateResult ChunkJob::supervisor_result(const PlannedCandidate& candidate,

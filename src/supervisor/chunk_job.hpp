@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "fhmoe/supervisor/chunk.hpp"
+#include "fhmoe/tuning/screen.hpp"
 #include "job.hpp"
 
 namespace fhmoe::supervisor {
@@ -35,10 +36,13 @@ private:
                                               const tuning::MeasuredOn& where) const;
     void emit(const PlannedCandidate& candidate, tuning::CandidateResult result,
               std::vector<Event>& out);
+    // --search screen: keeps the chunk's full measurements the screen compares with.
+    void note_screen_reference(std::int64_t planned_index, const tuning::CandidateResult& result);
 
     Chunk chunk_;
     std::size_t next_ = 0;
     std::optional<worker::FaultAnnounced> announced_;
+    tuning::ScreenReferences screen_references_;
 };
 
 }  // namespace fhmoe::supervisor

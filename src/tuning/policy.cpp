@@ -8,6 +8,16 @@ namespace fhmoe::tuning {
 
 TuningPolicy default_policy() { return TuningPolicy{}; }
 
+std::string_view to_string(SearchMode mode) noexcept {
+    return mode == SearchMode::screen ? "screen" : "exhaustive";
+}
+
+std::optional<SearchMode> search_mode_from_string(std::string_view text) noexcept {
+    if (text == "screen") return SearchMode::screen;
+    if (text == "exhaustive") return SearchMode::exhaustive;
+    return std::nullopt;
+}
+
 std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
     const MeasurementPolicy& m = policy.measurement;
     return {
@@ -27,6 +37,11 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"finalists", static_cast<double>(policy.finalist.finalists)},
         {"rounds", static_cast<double>(policy.finalist.rounds)},
         {"max_rounds", static_cast<double>(policy.finalist.max_rounds)},
+        // --search: screen 1, exhaustive 0 (a number, as every /policy row is).
+        {"search", policy.search.mode == SearchMode::screen ? 1.0 : 0.0},
+        {"screen_warmup", static_cast<double>(policy.search.screen_warmup)},
+        {"screen_iters", static_cast<double>(policy.search.screen_iters)},
+        {"screen_error_rate", policy.search.screen_error_rate},
     };
 }
 
@@ -103,6 +118,13 @@ void validate(const TuningPolicy& policy) {
         throw PolicyError("finalist.max_rounds", "--max_rounds",
                           "must be at least --rounds (" + number(policy.finalist.rounds) + "), " +
                               got(policy.finalist.max_rounds));
+    }
+    require_at_least(policy.search.screen_warmup, 0, "search.screen_warmup", "--screen_warmup");
+    require_at_least(policy.search.screen_iters, 2, "search.screen_iters", "--screen_iters");
+    const double screen_rate = policy.search.screen_error_rate;
+    if (!(screen_rate > 0.0 && screen_rate <= 0.5)) {
+        throw PolicyError("search.screen_error_rate", "--screen_error_rate",
+                          "must be within (0, 0.5], " + got(screen_rate));
     }
 }
 

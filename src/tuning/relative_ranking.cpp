@@ -58,6 +58,9 @@ std::vector<Finalist> select_finalists(const CompleteShape& shape,
     std::vector<Finalist> ranked;
     for (const CandidateResult& result : shape.results()) {
         if (incumbent_id && result.candidate == *incumbent_id) continue;
+        // A pruned candidate's screen showed it cannot win (tuning/screen.hpp); its few runs
+        // are not a measurement to rank against full ones.
+        if (result.screen.pruned) continue;
         if (auto relative = relative_to_incumbent(result, incumbent_by_chunk)) {
             ranked.push_back(Finalist{result, *relative});
         }

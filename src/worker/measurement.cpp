@@ -3,6 +3,8 @@
 #include <new>
 #include <string>
 
+#include "fhmoe/tuning/statistics.hpp"
+
 #include "fault_actions.hpp"
 #include "fhmoe/family/legality.hpp"
 #include "fhmoe/kernels/accuracy.hpp"
@@ -38,10 +40,29 @@ void fire_fatal_fault(PreparedCandidate& prepared, const FaultEntry& fault,
     }
 }
 
+// `runs` timed runs (as `settings` says to time them) appended to `samples`, their per-stage
+// split added to `stage_sum`.
+void time_runs(PreparedCandidate& prepared, const wire::MeasurementSettings& settings,
+               std::uint32_t runs, std::vector<double>& samples, tuning::StageSplit& stage_sum) {
+    samples.reserve(samples.size() + runs);
+    for (std::uint32_t i = 0; i < runs; ++i) {
+        tuning::StageSplit run;
+        samples.push_back(prepared.timed_run_us(settings, &run));
+        for_each_field_pair(stage_sum, run,
+                            [](std::string_view, double& total, double value) { total += value; });
+    }
+}
+
+tuning::StageSplit mean_split(tuning::StageSplit sum, std::uint32_t runs) {
+    const double n = runs > 0 ? static_cast<double>(runs) : 1.0;
+    for_each_leaf(sum, [n](std::string_view, double& total) { total /= n; });
+    return sum;
+}
+
 MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidate,
                              const wire::MeasurementSettings& settings,
-                             const std::optional<FaultEntry>& fault,
-                             const AnnounceFault& announce) {
+                             const std::optional<FaultEntry>& fault, const AnnounceFault& announce,
+                             const std::optional<ScreenRequest>& screen) {
     MeasurementOutcome outcome;
     outcome.fault_injected = fault.has_value();
 
@@ -77,22 +98,35 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
                          (fault ? "; " + injected(*fault) : "");
         return outcome;
     }
-    for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
-
-    // Mid-candidate: after the checked run and warmup, where a real fault would strike.
-    if (fault) fire_fatal_fault(*prepared, *fault, announce);
-
-    outcome.samples_us.reserve(settings.iters);
-    tuning::StageSplit sum;
-    for (std::uint32_t i = 0; i < settings.iters; ++i) {
-        tuning::StageSplit run;
-        outcome.samples_us.push_back(prepared->timed_run_us(settings, &run));
-        for_each_field_pair(sum, run,
-                            [](std::string_view, double& total, double value) { total += value; });
+    if (screen) {
+        for (std::uint32_t i = 0; i < screen->settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+        // Mid-candidate, before the screen's timed runs: a fault strikes a pruned candidate
+        // as it would strike one measured in full.
+        if (fault) fire_fatal_fault(*prepared, *fault, announce);
+        std::vector<double> screen_samples;
+        tuning::StageSplit screen_sum;
+        time_runs(*prepared, settings, screen->settings.iters, screen_samples, screen_sum);
+        outcome.screen = tuning::screen_verdict(
+            tuning::summarize_samples(screen_samples), screen->references,
+            screen->settings.min_improvement_pct, screen->settings.error_rate);
+        if (outcome.screen.pruned) {
+            outcome.samples_us = std::move(screen_samples);
+            outcome.stages = mean_split(screen_sum, screen->settings.iters);
+            outcome.status = tuning::Status::ok;
+            if (fault) outcome.detail = injected(*fault) + " had no effect on this path";
+            return outcome;
+        }
+        // A survivor: the full measurement follows, its warmup and timed runs as usual.
+        for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+    } else {
+        for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+        // Mid-candidate: after the checked run and warmup, where a real fault would strike.
+        if (fault) fire_fatal_fault(*prepared, *fault, announce);
     }
-    const double n = settings.iters > 0 ? static_cast<double>(settings.iters) : 1.0;
-    for_each_leaf(sum, [n](std::string_view, double& total) { total /= n; });
-    outcome.stages = sum;
+
+    tuning::StageSplit sum;
+    time_runs(*prepared, settings, settings.iters, outcome.samples_us, sum);
+    outcome.stages = mean_split(sum, settings.iters);
     outcome.status = tuning::Status::ok;
     if (fault) outcome.detail = injected(*fault) + " had no effect on this path";
     return outcome;
@@ -102,7 +136,8 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
 
 MeasurementOutcome measure(Backend& backend, const family::Candidate& candidate,
                            const wire::MeasurementSettings& settings,
-                           const std::optional<FaultEntry>& fault, const AnnounceFault& announce) {
+                           const std::optional<FaultEntry>& fault, const AnnounceFault& announce,
+                           const std::optional<ScreenRequest>& screen) {
     auto failed = [&](tuning::Status status, std::string detail, bool poisoned) {
         MeasurementOutcome outcome;
         outcome.status = status;
@@ -113,7 +148,7 @@ MeasurementOutcome measure(Backend& backend, const family::Candidate& candidate,
         return outcome;
     };
     try {
-        return run_steps(backend, candidate, settings, fault, announce);
+        return run_steps(backend, candidate, settings, fault, announce, screen);
     } catch (const kernels::UnsupportedCandidate& error) {
         return failed(tuning::Status::unsupported, error.what(), false);
     } catch (const family::UnsupportedShape& error) {

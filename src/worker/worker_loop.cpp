@@ -65,7 +65,15 @@ private:
             exit_status = worker_exit_protocol_error;
             return false;
         }
+        // --search screen: the chunk's full measurements so far, carried over from an earlier
+        // worker life of the same chunk and updated as this one measures.
+        tuning::ScreenReferences references{run.screen.incumbent, run.screen.chunk_best};
         for (const CandidateToRun& candidate : run.candidates) {
+            const bool is_incumbent = candidate.planned_index == run.screen.incumbent_planned_index;
+            std::optional<ScreenRequest> screen;
+            if (run.screen.settings.enabled && !is_incumbent) {
+                screen = ScreenRequest{run.screen.settings, references};
+            }
             CandidateResultReply reply;
             reply.planned_index = candidate.planned_index;
             tuning::CandidateResult& result = reply.result;
@@ -79,10 +87,13 @@ private:
                 faults_.for_candidate(shape_key_, candidate.planned_index, candidate.attempt);
             backend_.set_measurement_context(0);
             MeasurementOutcome outcome = measure(
-                backend_, candidate.config, run.settings, fault, [&](const FaultEntry& entry) {
+                backend_, candidate.config, run.settings, fault,
+                [&](const FaultEntry& entry) {
                     send(FaultAnnounced{candidate.planned_index, entry.text()});
-                });
+                },
+                screen);
             result.finished_unix_ns = unix_ns_now();
+            result.screen = outcome.screen;
             result.status = outcome.status;
             result.detail = std::move(outcome.detail);
             result.fault_injected = outcome.fault_injected;
@@ -90,6 +101,9 @@ private:
             result.stages = outcome.stages;
             if (outcome.status == tuning::Status::ok) {
                 result.timing = tuning::summarize_samples(outcome.samples_us);
+            }
+            if (run.screen.settings.enabled) {
+                tuning::note_chunk_result(references, is_incumbent, result);
             }
             reply.context_poisoned = outcome.context_poisoned;
             send(reply);

@@ -11,7 +11,9 @@
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/family/candidate_id.hpp"
 #include "fhmoe/family/default_config.hpp"
+#include "fhmoe/wire/bytes.hpp"
 #include "fhmoe/wire/frame.hpp"
+#include "fhmoe/wire/record_codec.hpp"
 #include "support/small_shape.hpp"
 #include "tuner_harness.hpp"
 
@@ -147,6 +149,39 @@ TEST(Journal, ARaceRecordWrittenBeforeTheRaceTimesExistedStillReads) {
     EXPECT_EQ(std::get<RaceOutcomeRecord>(decode_journal_record(frame.type, frame.payload))
                   .finished_unix_ns,
               22);
+}
+
+TEST(Journal, ACandidateRecordWrittenBeforeTheScreenExistedStillReads) {
+    // The screen's fields end the candidate record's payload, again without a new frame
+    // version: a payload that ends before them reads as a candidate that was not screened.
+    CandidateResultRecord record = sample_result(5);
+    record.result.finished_unix_ns = 77;
+    record.result.screen.screened = true;
+    record.result.screen.pruned = true;
+    record.result.screen.prune_bound = "chunk_best";
+    record.result.screen.prune_margin_pct = 12.5;
+    record.result.screen.screen_runs = 8;
+    const wire::Frame frame =
+        wire::decode_frame(encode_journal_record(record), journal_format_version);
+    wire::ByteWriter screen_bytes;
+    wire::put(screen_bytes, record.result.screen);
+    const std::span<const std::uint8_t> older(frame.payload.data(),
+                                              frame.payload.size() - screen_bytes.bytes().size());
+    const auto read = std::get<CandidateResultRecord>(decode_journal_record(frame.type, older));
+    EXPECT_EQ(read.chunk_id, 5);
+    EXPECT_EQ(read.result.finished_unix_ns, 77);
+    EXPECT_EQ(read.result.timing.mean_us, 42.0);
+    EXPECT_FALSE(read.result.screen.screened);
+    EXPECT_FALSE(read.result.screen.pruned);
+    const auto whole =
+        std::get<CandidateResultRecord>(decode_journal_record(frame.type, frame.payload));
+    EXPECT_TRUE(whole.result.screen.pruned);
+    EXPECT_EQ(whole.result.screen.prune_bound, "chunk_best");
+    EXPECT_EQ(whole.result.screen.prune_margin_pct, 12.5);
+    EXPECT_EQ(whole.result.screen.screen_runs, 8U);
+    // Cut inside the screen is damage, not an older writer.
+    const std::span<const std::uint8_t> torn(frame.payload.data(), frame.payload.size() - 3);
+    EXPECT_THROW((void)decode_journal_record(frame.type, torn), wire::WireError);
 }
 
 TEST(Journal, TornLastRecordIsIgnoredAndCutOffOnReopen) {

@@ -78,6 +78,9 @@ TEST(TuneOptions, EveryPolicyValueIsAFlagOfTheSameName) {
         if (field.is_switch) {
             value = field.value != 0.0 ? "false" : "true";
             expected = field.value != 0.0 ? 0.0 : 1.0;
+        } else if (field.name == "search") {  // a word on the command line, 1 or 0 as a value
+            value = field.value != 0.0 ? "exhaustive" : "screen";
+            expected = field.value != 0.0 ? 0.0 : 1.0;
         } else {
             expected =
                 field.value == std::floor(field.value) ? field.value + 1.0 : field.value * 2.0;
@@ -168,6 +171,26 @@ TEST(TuneOptions, AValueThatDoesNotParseNamesItsFlag) {
     EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--warmup", "99999999999"}),
               "--warmup: '99999999999' is not an integer");
     EXPECT_TRUE(parse({"-i", "a", "-o", "b", "--rotate_inputs"}).policy.measurement.rotate_inputs);
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--search", "fast"}),
+              "--search: 'fast' is not screen or exhaustive");
+    EXPECT_EQ(usage_error({"-i", "a", "-o", "b", "--screen_iters", "1"}).substr(0, 16),
+              "--screen_iters: ");
+    EXPECT_NE(
+        usage_error({"-i", "a", "-o", "b", "--screen_error_rate", "0"}).find("--screen_error_rate"),
+        std::string::npos);
+}
+
+TEST(TuneOptions, SearchPicksScreenOrExhaustive) {
+    EXPECT_EQ(parse({"-i", "a", "-o", "b"}).policy.search.mode,
+              tuning::default_policy().search.mode);
+    const TuneOptions screen = parse({"-i", "a", "-o", "b", "--search", "screen", "--screen_iters",
+                                      "5", "--screen_warmup", "0", "--screen_error_rate", "0.01"});
+    EXPECT_EQ(screen.policy.search.mode, tuning::SearchMode::screen);
+    EXPECT_EQ(screen.policy.search.screen_iters, 5);
+    EXPECT_EQ(screen.policy.search.screen_warmup, 0);
+    EXPECT_DOUBLE_EQ(screen.policy.search.screen_error_rate, 0.01);
+    EXPECT_EQ(parse({"-i", "a", "-o", "b", "--search=exhaustive"}).policy.search.mode,
+              tuning::SearchMode::exhaustive);
 }
 
 // A 2 MB value is named by an excerpt and its length, never echoed whole.
@@ -233,7 +256,11 @@ TEST(TuneOptions, HelpDocumentsEveryFlag) {
                              "--worker",
                              "--version",
                              "--mp",
-                             "--sort"}) {
+                             "--sort",
+                             "--search",
+                             "--screen_warmup",
+                             "--screen_iters",
+                             "--screen_error_rate"}) {
         EXPECT_NE(parsed.help_text.find(flag), std::string::npos) << flag;
     }
 }

@@ -199,6 +199,49 @@ TEST(Supervisor, KeepsTheWorkerAndItsShapeAcrossChunksOfTheSameShape) {
     EXPECT_NE(first.loads[0].reference_digest, reseeded.loads[0].reference_digest);
 }
 
+// --search screen across a worker death: the fresh worker is handed the chunk's full
+// measurements (the incumbent's above all, which it never measured itself), so it prunes
+// exactly what one worker would have pruned without the candidate that killed it. The sim's noise
+// depends only on the candidate and its run, so the two runs see the same samples.
+TEST(Supervisor, AReplacementWorkerScreensAgainstWhatItsPredecessorMeasured) {
+    auto screened_chunk = [] {
+        Chunk chunk = make_chunk("sim", 16);
+        chunk.screen.enabled = true;
+        chunk.screen.warmup = 1;
+        chunk.screen.iters = 4;
+        chunk.screen.error_rate = 0.2;  // prunes readily: the test needs pruned candidates
+        chunk.screen.min_improvement_pct = 3.0;
+        return chunk;
+    };
+    const std::int64_t crash_at = first_planned_index + 3;
+    // The clean run leaves out the candidate that crashes: a crashed candidate is no
+    // reference, so the crashed run's references are those of a chunk without it.
+    Chunk without = screened_chunk();
+    without.candidates.erase(without.candidates.begin() + 3);
+    Supervisor clean_supervisor(make_config("sim"));
+    const Recording clean = record_chunk(clean_supervisor, without);
+    Supervisor crashing_supervisor(make_config("sim", "crash@" + std::to_string(crash_at)));
+    const Recording crashed = record_chunk(crashing_supervisor, screened_chunk());
+    ASSERT_EQ(crashed.restarts.size(), 1U);
+    EXPECT_EQ(crashed.only(crash_at).status, Status::crash);
+
+    EXPECT_FALSE(clean.only(first_planned_index).screen.screened) << "the incumbent: in full";
+    int pruned_after_crash = 0;
+    for (std::int64_t index = crash_at + 1; index < first_planned_index + 16; ++index) {
+        const tuning::CandidateResult& want = clean.only(index);
+        const tuning::CandidateResult& got = crashed.only(index);
+        SCOPED_TRACE("candidate #" + std::to_string(index));
+        EXPECT_EQ(got.status, Status::ok);
+        EXPECT_TRUE(got.screen.screened);
+        EXPECT_EQ(got.screen.pruned, want.screen.pruned);
+        EXPECT_EQ(got.screen.prune_bound, want.screen.prune_bound);
+        EXPECT_DOUBLE_EQ(got.screen.prune_margin_pct, want.screen.prune_margin_pct);
+        EXPECT_EQ(got.timing.n_raw, want.screen.pruned ? 4U : 3U);
+        if (got.screen.pruned) ++pruned_after_crash;
+    }
+    EXPECT_GT(pruned_after_crash, 0) << "nothing pruned after the crash: the test proves nothing";
+}
+
 TEST(Supervisor, AMemoryLimitMakesEveryCandidateAnOomPreflightWithoutInjection) {
     Supervisor supervisor(make_config("cpu", "", {"--memory-limit-bytes", "1"}));
     const Recording run = record_chunk(supervisor, make_chunk("cpu", 2));

@@ -28,7 +28,20 @@ TEST(Policy, DefaultsAreTheDesignValues) {
     EXPECT_EQ(policy.finalist.finalists, 4);
     EXPECT_EQ(policy.finalist.rounds, 5);
     EXPECT_EQ(policy.finalist.max_rounds, 40);
+    EXPECT_EQ(policy.search.mode, SearchMode::screen);
+    EXPECT_EQ(policy.search.screen_warmup, 2);
+    EXPECT_EQ(policy.search.screen_iters, 8);
+    EXPECT_DOUBLE_EQ(policy.search.screen_error_rate, 0.001);
     EXPECT_NO_THROW(validate(policy));
+}
+
+TEST(Policy, SearchModesReadAndPrintTheirFlagValues) {
+    EXPECT_EQ(search_mode_from_string("screen"), SearchMode::screen);
+    EXPECT_EQ(search_mode_from_string("exhaustive"), SearchMode::exhaustive);
+    EXPECT_EQ(search_mode_from_string("Screen"), std::nullopt);
+    EXPECT_EQ(search_mode_from_string(""), std::nullopt);
+    EXPECT_EQ(to_string(SearchMode::screen), "screen");
+    EXPECT_EQ(to_string(SearchMode::exhaustive), "exhaustive");
 }
 
 TEST(Policy, FamilyOverridesOneFieldOfACopy) {
@@ -119,7 +132,15 @@ INSTANTIATE_TEST_SUITE_P(
                      p.finalist.rounds = 6;
                      p.finalist.max_rounds = 5;
                  },
-                 "finalist.max_rounds", "--max_rounds"}),
+                 "finalist.max_rounds", "--max_rounds"},
+        BadValue{"screen_warmup_negative", [](TuningPolicy& p) { p.search.screen_warmup = -1; },
+                 "search.screen_warmup", "--screen_warmup"},
+        BadValue{"screen_iters_one", [](TuningPolicy& p) { p.search.screen_iters = 1; },
+                 "search.screen_iters", "--screen_iters"},
+        BadValue{"screen_rate_zero", [](TuningPolicy& p) { p.search.screen_error_rate = 0.0; },
+                 "search.screen_error_rate", "--screen_error_rate"},
+        BadValue{"screen_rate_nan", [](TuningPolicy& p) { p.search.screen_error_rate = nan; },
+                 "search.screen_error_rate", "--screen_error_rate"}),
     [](const ::testing::TestParamInfo<BadValue>& param_info) { return param_info.param.name; });
 
 TEST(Policy, BoundaryValuesAreAccepted) {
@@ -135,6 +156,9 @@ TEST(Policy, BoundaryValuesAreAccepted) {
     policy.finalist.finalists = 1;
     policy.finalist.rounds = 2;
     policy.finalist.max_rounds = 2;  // a fixed race of one look
+    policy.search.screen_warmup = 0;
+    policy.search.screen_iters = 2;
+    policy.search.screen_error_rate = 0.5;
     EXPECT_NO_THROW(validate(policy));
     policy.measurement.err_ratio = 1.0;
     EXPECT_NO_THROW(validate(policy));
@@ -160,6 +184,10 @@ TEST(Policy, NamedValuesCoverEveryFieldOnce) {
         [](TuningPolicy& p) { p.finalist.finalists = 2; },
         [](TuningPolicy& p) { p.finalist.rounds = 11; },
         [](TuningPolicy& p) { p.finalist.max_rounds = 41; },
+        [](TuningPolicy& p) { p.search.mode = SearchMode::exhaustive; },
+        [](TuningPolicy& p) { p.search.screen_warmup = 4; },
+        [](TuningPolicy& p) { p.search.screen_iters = 6; },
+        [](TuningPolicy& p) { p.search.screen_error_rate = 0.01; },
     };
     const std::vector<NamedPolicyValue> defaults = named_policy_values(default_policy());
     ASSERT_EQ(defaults.size(), change_one_field.size());

@@ -105,3 +105,76 @@ TEST(Backends, AnUnbuiltBackendIsAClearError) {
 
 }  // namespace
 }  // namespace fhmoe::worker
+
+namespace fhmoe::worker {
+namespace {
+
+tuning::TimingStats full_measurement(double mean_us) {
+    tuning::TimingStats stats;
+    stats.n_raw = stats.n_kept = 101;
+    stats.mean_us = stats.median_us = stats.min_us = stats.max_us = mean_us;
+    stats.stderr_us = mean_us * 0.002;
+    return stats;
+}
+
+ScreenRequest screen_against(std::optional<tuning::TimingStats> incumbent) {
+    ScreenRequest request;
+    request.settings.enabled = true;
+    request.settings.warmup = 1;
+    request.settings.iters = 4;
+    request.references.incumbent = incumbent;
+    return request;
+}
+
+MeasurementOutcome screen_on(Backend& backend, const family::Candidate& candidate,
+                             const ScreenRequest& request) {
+    return measure(
+        backend, candidate, settings, std::nullopt,
+        [](const FaultEntry&) { FAIL() << "no fatal fault in-process"; }, request);
+}
+
+TEST_F(SimMeasurement, AScreenFarSlowerThanTheBarStopsAfterItsOwnRuns) {
+    const double own_us = measure_on(*backend, candidate).samples_us.front();
+    // An incumbent twice as fast: no screen of a 2% spread can reach its bar.
+    const MeasurementOutcome outcome =
+        screen_on(*backend, candidate, screen_against(full_measurement(own_us / 2.0)));
+    EXPECT_EQ(outcome.status, tuning::Status::ok);
+    EXPECT_TRUE(outcome.screen.screened);
+    EXPECT_TRUE(outcome.screen.pruned);
+    EXPECT_EQ(outcome.screen.prune_bound, tuning::kIncumbentBarBound);
+    EXPECT_GT(outcome.screen.prune_margin_pct, 50.0);
+    EXPECT_EQ(outcome.screen.screen_runs, 4U);
+    EXPECT_EQ(outcome.samples_us.size(), 4U);  // the screen's runs, not `iters`
+    EXPECT_GT(outcome.stages.stage1_us, 0.0);
+}
+
+TEST_F(SimMeasurement, AScreenThatCouldWinIsMeasuredInFull) {
+    const double own_us = measure_on(*backend, candidate).samples_us.front();
+    // An incumbent twice as slow: the candidate could be promoted, so it gets `iters` runs.
+    const MeasurementOutcome outcome =
+        screen_on(*backend, candidate, screen_against(full_measurement(own_us * 2.0)));
+    EXPECT_EQ(outcome.status, tuning::Status::ok);
+    EXPECT_TRUE(outcome.screen.screened);
+    EXPECT_FALSE(outcome.screen.pruned);
+    EXPECT_LT(outcome.screen.prune_margin_pct, 0.0);
+    EXPECT_EQ(outcome.samples_us.size(), settings.iters);
+}
+
+TEST_F(SimMeasurement, WithoutAReferenceTheScreenPrunesNothing) {
+    const MeasurementOutcome outcome = screen_on(*backend, candidate, screen_against(std::nullopt));
+    EXPECT_TRUE(outcome.screen.screened);
+    EXPECT_FALSE(outcome.screen.pruned);
+    EXPECT_EQ(outcome.samples_us.size(), settings.iters);
+}
+
+TEST_F(SimMeasurement, AScreenedMismatchIsStillAMismatch) {
+    const MeasurementOutcome outcome = measure(
+        *backend, candidate, settings, fault(FaultKind::wrong),
+        [](const FaultEntry&) { FAIL() << "no fatal fault in-process"; },
+        screen_against(full_measurement(1.0)));
+    EXPECT_EQ(outcome.status, tuning::Status::mismatch);
+    EXPECT_FALSE(outcome.screen.screened);  // the accuracy check comes before any screen
+}
+
+}  // namespace
+}  // namespace fhmoe::worker

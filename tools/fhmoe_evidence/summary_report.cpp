@@ -40,6 +40,22 @@ std::size_t race_samples_of(const RunEvidence& evidence, std::size_t shape_id) {
         [shape_id](const RaceSample& sample) { return sample.shape_id == shape_id; }));
 }
 
+// Per shape id: the candidates --search screen pruned (ok, timed by their screen only).
+std::vector<std::size_t> pruned_by_shape(const RunEvidence& evidence) {
+    std::vector<std::size_t> pruned(evidence.shapes.size(), 0);
+    for (const CandidateRecord& c : evidence.candidates) {
+        if (c.result.screen.pruned && c.shape_id < pruned.size()) ++pruned[c.shape_id];
+    }
+    return pruned;
+}
+
+std::string screen_column(const tuning::ScreenOutcome& screen) {
+    if (!screen.screened) return "-";
+    return std::string(screen.pruned ? "pruned" : "passed") + " " + screen.prune_bound + " " +
+           fixed_or_dash(screen.prune_margin_pct, 2) + "% after " +
+           std::to_string(screen.screen_runs);
+}
+
 }  // namespace
 
 void print_summary(const RunEvidence& evidence, std::ostream& out) {
@@ -48,6 +64,8 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
     std::vector<std::string> header = {"shape", "device", "cands"};
     for (tuning::Status status : tuning::all_statuses)
         header.emplace_back(tuning::to_string(status));
+    // Of the ok ones, those --search screen pruned (timed by their screen only).
+    header.emplace_back("pruned");
     // `published` names the role (incumbent / best_challenger), not a third key: what serving
     // uses is always one of the two keys beside it.
     for (const char* column : {"decision", "margin%", "bar%", "incumbent_us", "best_challenger_us",
@@ -58,6 +76,8 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
     const std::vector<ShapeRollup> rollups = roll_up_shapes(evidence);
     tuning::StatusCounts all_candidates;
     std::vector<std::size_t> decisions(std::size(all_decisions), 0);
+    const std::vector<std::size_t> pruned = pruned_by_shape(evidence);
+    std::size_t all_pruned = 0;
     for (std::size_t id = 0; id < evidence.shapes.size(); ++id) {
         const ShapeRecord& shape = evidence.shapes[id];
         std::vector<std::string> row = {
@@ -69,6 +89,8 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
                 all_candidates.add(status);
             }
         }
+        row.push_back(std::to_string(pruned[id]));
+        all_pruned += pruned[id];
         ++decisions[static_cast<std::size_t>(rollups[id].decision)];
         row.emplace_back(to_string(rollups[id].decision));
         const DecisionRecord* decision = decision_of(evidence, id);
@@ -92,7 +114,7 @@ void print_summary(const RunEvidence& evidence, std::ostream& out) {
     for (tuning::Status status : tuning::all_statuses) {
         out << ' ' << tuning::to_string(status) << ' ' << all_candidates[status];
     }
-    out << '\n';
+    out << " (pruned by their screen " << all_pruned << ")\n";
 }
 
 bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ostream& out) {
@@ -155,10 +177,12 @@ bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ost
             return a_ok && a->result.timing.mean_us < b->result.timing.mean_us;
         });
         // These are each candidate's own measurement in its chunk, the screening every
-        // candidate gets; only the finalists also raced (the times above).
+        // candidate gets; only the finalists also raced (the times above). `screen`: what
+        // --search screen did (pruned or passed, the bound, its margin, after how many runs);
+        // a pruned candidate's times are its screen's.
         out << "candidates (screening: each one's own chunk measurement, not the race):\n";
         TextTable table({"candidate", "status", "mean_us", "stderr_us", "median_us", "vs_incumbent",
-                         "rank", "host", "device", "attempt", "detail"});
+                         "runs", "screen", "rank", "host", "device", "attempt", "detail"});
         for (const CandidateRecord* c : rows) {
             const tuning::CandidateResult& r = c->result;
             const bool ok = r.status == tuning::Status::ok;
@@ -166,9 +190,10 @@ bool print_shape(const RunEvidence& evidence, const std::string& shape, std::ost
                            ok ? fixed_or_dash(r.timing.mean_us, 3) : "-",
                            ok ? fixed_or_dash(r.timing.stderr_us, 3) : "-",
                            ok ? fixed_or_dash(r.timing.median_us, 3) : "-",
-                           fixed_or_dash(c->relative_to_incumbent, 4), std::to_string(r.where.rank),
-                           r.where.host, r.where.device_name, std::to_string(r.attempt),
-                           r.detail.empty() ? "-" : r.detail});
+                           fixed_or_dash(c->relative_to_incumbent, 4),
+                           ok ? std::to_string(r.timing.n_raw) : "-", screen_column(r.screen),
+                           std::to_string(r.where.rank), r.where.host, r.where.device_name,
+                           std::to_string(r.attempt), r.detail.empty() ? "-" : r.detail});
         }
         table.print(out);
     }

@@ -12,6 +12,7 @@
 #include "fhmoe/record_fields.hpp"
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
+#include "fhmoe/wire/screen_settings.hpp"
 
 namespace fhmoe::supervisor {
 
@@ -44,6 +45,9 @@ struct Chunk {
     std::vector<PlannedCandidate> candidates;
     wire::MeasurementSettings measurement;
     double candidate_timeout_s = 1800.0;  // per candidate, never per chunk
+    // --search screen: the candidates after the first are screened against the first, which
+    // is then the shape's incumbent (the planner puts it first in every chunk).
+    wire::ScreenSettings screen;
 };
 
 template <typename Visitor, RecordOf<Chunk> Record>
@@ -54,6 +58,7 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("candidates", r.candidates);
     visit("measurement", r.measurement);
     visit("candidate_timeout_s", r.candidate_timeout_s);
+    visit("screen", r.screen);
 }
 static_assert(lists_every_member<Chunk>());
 

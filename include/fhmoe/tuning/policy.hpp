@@ -8,7 +8,9 @@
 //     policy.measurement.err_ratio = 0.1;
 //     tuning::validate(policy);
 
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "fhmoe/error.hpp"
@@ -83,12 +85,45 @@ struct FinalistPolicy {
     int max_rounds = 40;
 };
 
+// --search: how many runs each candidate gets before the race (issue #16).
+enum class SearchMode {
+    // Every candidate gets the full measurement (warmup + iters), as aiter's tuners do.
+    exhaustive,
+    // Every candidate gets the checked run and a short screen (screen_warmup, then
+    // screen_iters timed runs); only a candidate the screen cannot rule out gets the full
+    // measurement and may become a finalist. tuning/screen.hpp states the prune rule.
+    screen,
+};
+
+struct SearchPolicy {
+    // screen by default: over 20 seeds of the DSV4 catalogue on the sim backend it publishes
+    // what exhaustive publishes for about 1/8 of the timed runs (bench/screen_quality,
+    // docs/performance.md). --search exhaustive is aiter's behaviour.
+    SearchMode mode = SearchMode::screen;
+    // --screen_warmup: untimed runs between the checked run and the screen's timed runs,
+    // so the screen does not time a cold first launch.
+    int screen_warmup = 2;
+    // --screen_iters: the screen's timed runs; at least 2 for a spread. 8 runs of a 2%
+    // spread bound a candidate's time within about 4% at the default error rate, which
+    // rules out most of a DSV4 catalogue for 10 runs instead of 106 (docs/performance.md).
+    int screen_iters = 8;
+    // --screen_error_rate: the largest probability that the screen prunes a candidate whose
+    // true time is at or below what its bound compares it with (split evenly over the two
+    // bounds of tuning/screen.hpp, a one-sided Student t bound each).
+    double screen_error_rate = 0.001;
+};
+
 struct TuningPolicy {
     MeasurementPolicy measurement;
     RunPolicy run;
     PromotionPolicy promotion;
     FinalistPolicy finalist;
+    SearchPolicy search;
 };
+
+std::string_view to_string(SearchMode mode) noexcept;
+// "screen" or "exhaustive"; none for any other text.
+std::optional<SearchMode> search_mode_from_string(std::string_view text) noexcept;
 
 TuningPolicy default_policy();
 
@@ -125,7 +160,8 @@ private:
 // Throws PolicyError for the first nonsensical value: iters < 1, warmup < 0, err_ratio
 // outside [0, 1], negative rtol/atol, a non-positive timeout, batch < 1, a negative or
 // non-finite min_improvement_pct, a false_promotion_rate outside (0, 0.5], finalists < 1,
-// rounds < 2, max_rounds < rounds.
+// rounds < 2, max_rounds < rounds, screen_warmup < 0, screen_iters < 2, a screen_error_rate
+// outside (0, 0.5].
 void validate(const TuningPolicy& policy);
 
 }  // namespace fhmoe::tuning

@@ -55,7 +55,8 @@ struct Finalist {
 };
 
 // The `n` ok candidates with the lowest score, ties broken by CandidateId::key(). The
-// incumbent's own id, when given, is left out: it races as the incumbent.
+// incumbent's own id, when given, is left out: it races as the incumbent. So are candidates
+// their screen pruned (ScreenOutcome::pruned): only fully measured ones reach the race.
 std::vector<Finalist> select_finalists(const CompleteShape& shape,
                                        const IncumbentByChunk& incumbent_by_chunk, std::size_t n,
                                        const std::optional<CandidateId>& incumbent_id);

@@ -115,6 +115,34 @@ constexpr void fields(Visitor&& visit, Record& r) {
 }
 static_assert(lists_every_member<MeasuredOn>());
 
+// What --search screen did with a candidate (tuning/screen.hpp). All defaults for a
+// candidate that was not screened: --search exhaustive, or the incumbent, which is always
+// measured in full. A pruned candidate is `ok`: it ran, passed the accuracy check and was
+// timed, but only by the screen's few runs (its `timing`), because a stated bound showed it
+// cannot win; it never becomes a finalist.
+struct ScreenOutcome {
+    bool screened = false;
+    bool pruned = false;
+    // The bound that pruned it ("incumbent_bar" or "chunk_best"); for a candidate that
+    // survived, the bound that came closest to pruning it. Empty when not screened.
+    std::string prune_bound;
+    // That bound's lower confidence limit of how much slower the candidate is than the
+    // bound's threshold, in percent of the incumbent's time in the chunk (of the chunk's
+    // best when the incumbent failed): > 0 prunes.
+    double prune_margin_pct = 0.0;
+    std::uint32_t screen_runs = 0;  // timed runs of the screen
+};
+
+template <typename Visitor, RecordOf<ScreenOutcome> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("screened", r.screened);
+    visit("pruned", r.pruned);
+    visit("prune_bound", r.prune_bound);
+    visit("prune_margin_pct", r.prune_margin_pct);
+    visit("screen_runs", r.screen_runs);
+}
+static_assert(lists_every_member<ScreenOutcome>());
+
 struct CandidateResult {
     std::string shape_key;  // family::shape_key_string of the shape
     CandidateId candidate;
@@ -129,6 +157,8 @@ struct CandidateResult {
     bool fault_injected = false;  // a test asked for a fault on this candidate
     std::int64_t started_unix_ns = 0;
     std::int64_t finished_unix_ns = 0;
+    // Last: journals written before the screen existed end before it (journal_records.cpp).
+    ScreenOutcome screen;
 };
 
 template <typename Visitor, RecordOf<CandidateResult> Record>
@@ -146,6 +176,7 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("fault_injected", r.fault_injected);
     visit("started_unix_ns", r.started_unix_ns);
     visit("finished_unix_ns", r.finished_unix_ns);
+    visit("screen", r.screen);
 }
 static_assert(lists_every_member<CandidateResult>());
 

@@ -21,6 +21,7 @@
 // timing is ever taken in a context that faulted.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <variant>
 #include <vector>
@@ -31,10 +32,12 @@
 #include "fhmoe/tuning/result.hpp"
 #include "fhmoe/wire/frame.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
+#include "fhmoe/wire/screen_settings.hpp"
 
 namespace fhmoe::worker {
 
-inline constexpr std::uint16_t protocol_version = 2;  // 2: settings carry max_cosine_distance
+// 2: settings carry max_cosine_distance. 3: run_candidates carries the screen.
+inline constexpr std::uint16_t protocol_version = 3;
 
 // Descriptors the worker finds its socket on (the supervisor dup2()s it there at spawn).
 inline constexpr int worker_socket_fd = 3;
@@ -91,10 +94,31 @@ constexpr void fields(Visitor&& visit, Record& r) {
 }
 static_assert(lists_every_member<CandidateToRun>());
 
+// How the candidates of a run are screened (--search screen, tuning/screen.hpp). The
+// incumbent (incumbent_planned_index) is always measured in full. `references` are the full
+// measurements the chunk already has: a worker that replaces a dead one goes on comparing
+// with what its predecessor measured (the same device, so the times compare).
+struct ScreenRun {
+    wire::ScreenSettings settings;  // settings.enabled false: every candidate measured in full
+    std::int64_t incumbent_planned_index = -1;
+    std::optional<tuning::TimingStats> incumbent;
+    std::optional<tuning::TimingStats> chunk_best;
+};
+
+template <typename Visitor, RecordOf<ScreenRun> Record>
+constexpr void fields(Visitor&& visit, Record& r) {
+    visit("settings", r.settings);
+    visit("incumbent_planned_index", r.incumbent_planned_index);
+    visit("incumbent", r.incumbent);
+    visit("chunk_best", r.chunk_best);
+}
+static_assert(lists_every_member<ScreenRun>());
+
 struct RunCandidates {
     std::int64_t chunk_id = 0;
     wire::MeasurementSettings settings;
     std::vector<CandidateToRun> candidates;
+    ScreenRun screen;
 };
 
 template <typename Visitor, RecordOf<RunCandidates> Record>
@@ -102,6 +126,7 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("chunk_id", r.chunk_id);
     visit("settings", r.settings);
     visit("candidates", r.candidates);
+    visit("screen", r.screen);
 }
 static_assert(lists_every_member<RunCandidates>());
 

@@ -15,7 +15,7 @@ namespace {
 // counts worker lives from 0), so encode_planned spells the fields that do cross.
 static_assert(field_count<supervisor::PlannedCandidate>() == 4,
               "a PlannedCandidate field: decide whether it crosses MPI in encode_planned");
-static_assert(field_count<supervisor::Chunk>() == 6 && field_count<supervisor::Race>() == 8,
+static_assert(field_count<supervisor::Chunk>() == 7 && field_count<supervisor::Race>() == 8,
               "a Chunk or Race field: add it to encode_chunk/encode_race and their decoders");
 
 template <typename Message>
@@ -125,6 +125,7 @@ Bytes encode_chunk(const supervisor::Chunk& chunk) {
     encode_planned_list(out, chunk.candidates);
     wire::encode(out, chunk.measurement);
     out.f64(chunk.candidate_timeout_s);
+    wire::put(out, chunk.screen);
     return std::move(out).take();
 }
 
@@ -137,6 +138,7 @@ supervisor::Chunk decode_chunk(std::span<const std::uint8_t> bytes) {
     chunk.candidates = decode_planned_list(in);
     chunk.measurement = wire::decode_measurement_settings(in);
     chunk.candidate_timeout_s = in.f64();
+    wire::get(in, chunk.screen);
     in.expect_end();
     return chunk;
 }

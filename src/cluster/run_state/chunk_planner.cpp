@@ -44,6 +44,7 @@ std::vector<supervisor::Chunk> plan_chunks(const evidence::PlannedShape& shape,
         chunk.seed = settings.seed;
         chunk.measurement = settings.measurement;
         chunk.candidate_timeout_s = settings.candidate_timeout_s;
+        chunk.screen = settings.screen;
         chunk.candidates.push_back(planned_candidate(shape, shape.incumbent_index));
         const std::size_t count = base + (c < extra ? 1 : 0);
         for (std::size_t i = 0; i < count; ++i) {

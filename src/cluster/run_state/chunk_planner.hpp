@@ -11,6 +11,7 @@
 #include "fhmoe/evidence/journal.hpp"
 #include "fhmoe/supervisor/chunk.hpp"
 #include "fhmoe/wire/measurement_settings.hpp"
+#include "fhmoe/wire/screen_settings.hpp"
 
 namespace fhmoe::cluster {
 
@@ -19,6 +20,7 @@ struct ChunkSettings {
     std::uint64_t seed = 0;
     wire::MeasurementSettings measurement;
     double candidate_timeout_s = 60.0;
+    wire::ScreenSettings screen;  // --search screen: the incumbent first is what makes it work
 };
 
 // Candidates per chunk when --chunk is not given: about three chunks per rank over the run,

@@ -1,5 +1,6 @@
 #include "cluster/run_state/shape_decision.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "cluster/run_state/chunk_planner.hpp"
@@ -87,8 +88,15 @@ std::variant<RaceLineup, ShapeDecision> plan_race(
         if (incumbent_ok) {
             retain(decision, planned, complete, incumbent.timing.mean_us);
             decision.incumbent_stderr_us = incumbent.timing.stderr_us;
-            decision.reason =
-                "no candidate but the incumbent measured ok (" + describe_counts(complete) + ")";
+            const auto pruned = static_cast<std::size_t>(
+                std::count_if(complete.results().begin(), complete.results().end(),
+                              [](const tuning::CandidateResult& r) { return r.screen.pruned; }));
+            decision.reason = pruned > 0
+                                  ? "no candidate but the incumbent measured in full (" +
+                                        describe_counts(complete) + "; " + std::to_string(pruned) +
+                                        " of the ok ones pruned by their screen)"
+                                  : "no candidate but the incumbent measured ok (" +
+                                        describe_counts(complete) + ")";
         } else {
             decision.kind = DecisionKind::all_failed;
             decision.reason = "no candidate measured ok (" + describe_counts(complete) + ")";

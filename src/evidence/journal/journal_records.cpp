@@ -12,9 +12,10 @@
 namespace fhmoe::evidence {
 namespace {
 
-// Each record is its field list's bytes (record_codec.hpp), and decodes so, with two
+// Each record is its field list's bytes (record_codec.hpp), and decodes so, with three
 // exceptions: a race outcome's last two fields may be absent (journals written before the
-// race times existed), and a session's world size and a rank's number are checked.
+// race times existed), so may a candidate result's screen (journals written before
+// --search screen), and a session's world size and a rank's number are checked.
 
 template <typename Record>
 Record decode_body(wire::ByteReader& in) {
@@ -36,6 +37,25 @@ RaceOutcomeRecord decode_body<RaceOutcomeRecord>(wire::ByteReader& in) {
         wire::get(in, record.started_unix_ns);
         wire::get(in, record.finished_unix_ns);
     }
+    return record;
+}
+
+template <>
+CandidateResultRecord decode_body<CandidateResultRecord>(wire::ByteReader& in) {
+    static_assert(field_count<CandidateResultRecord>() == 3,
+                  "a CandidateResultRecord field: decode it here, before the result");
+    CandidateResultRecord record;
+    wire::get(in, record.chunk_id);
+    wire::get(in, record.planned_index);
+    tuning::CandidateResult& result = record.result;
+    fields(
+        [&](std::string_view, auto& value) {
+            const void* address = &value;
+            // The result's last field: absent from journals written before the screen existed.
+            if (address == static_cast<const void*>(&result.screen) && in.remaining() == 0) return;
+            wire::get(in, value);
+        },
+        result);
     return record;
 }
 
