@@ -5,13 +5,17 @@
 # published kernel side by side. GPU-busy is the time workers spent on candidates and races
 # (each candidate's and race's started..finished in the evidence): what the run could not
 # have done with less, so wall / GPU-busy is the share of wall clock lost to loads, dispatch
-# and MPI. Shape loads are the workers' own log lines.
+# and MPI. `runs`: warm-up and timed runs of the chunks' measurements (screens included, the
+# checked runs and the races not); host_ms/cand: a candidate's started..finished less its
+# runs at its mean time, the worker's own cost per candidate (preparing, checking, capturing).
+# Shape loads are rank 0's log lines.
 #
 # Usage (on the GPU machine, from the repository root, .device/ carried):
 #   bench/gpu_tune_throughput.sh [BIN_DIR]     (default .device/bin, else build/cuda/src/app)
-# Environment: TOKENS ("1 16 256"), SAMPLE (candidates per shape, 128), SEED (1),
-# SEARCHES ("exhaustive screen"), TUNE_ARGS (more flags for both runs), BACKEND (gpu; sim or
-# cpu to try the script without a GPU), OUT (logs; default a temporary folder).
+# Environment: TOKENS ("1 16 256"), SAMPLE (candidates per shape, 128), SEED (1), SEARCHES
+# ("screen exhaustive": the short run first, so a cut-off loses less), TUNE_ARGS (more flags
+# for both runs), BACKEND (gpu; sim or cpu to try the script without a GPU), OUT (logs;
+# default a temporary folder).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -31,7 +35,7 @@ fi
 tokens=${TOKENS:-1 16 256}
 sample=${SAMPLE:-128}
 seed=${SEED:-1}
-searches=${SEARCHES:-exhaustive screen}
+searches=${SEARCHES:-screen exhaustive}
 out=${OUT:-$(mktemp -d)}
 mkdir -p "$out"
 
@@ -81,9 +85,19 @@ for s in searches:
     # worker spends preparing, checking and capturing per candidate.
     policy = {r["name"]: r["value"] for r in rows(os.path.join(d, "csv", "policy.csv"))}
     warmup = float(policy.get("warmup", 0) or 0)
+    screen_warmup = float(policy.get("screen_warmup", 0) or 0)
+
+    def run_count(r):  # warm-up and timed runs of one candidate (the checked run not counted)
+        screen = 0.0
+        if r.get("screened") == "true":
+            screen = screen_warmup + int(r.get("screen_runs") or 0)
+            if r.get("pruned") == "true":
+                return screen
+        return screen + warmup + int(r["n_raw"] or 0)
+
+    ok = [r for r in cands if r["status"] == "ok" and int(r["started_unix_ns"]) > 0]
     host = [(int(r["finished_unix_ns"]) - int(r["started_unix_ns"])) / 1e6
-            - (int(r["n_raw"]) + warmup + 1) * float(r["mean_us"]) / 1e3
-            for r in cands if r["status"] == "ok" and int(r["started_unix_ns"]) > 0]
+            - (run_count(r) + 1) * float(r["mean_us"]) / 1e3 for r in ok]
     wall = float(open(os.path.join(d, "wall_s")).read())
     loads = []
     with open(os.path.join(d, "tune.log"), errors="replace") as f:
@@ -93,19 +107,20 @@ for s in searches:
                 loads.append((m.group(1), float(m.group(2))))
     runs[s] = dict(cands=cands, decisions=decisions, shapes=shapes, busy=(busy_ns + race_ns) / 1e9,
                    race=race_ns / 1e9, candidates=len(keys), measured=len(cands),
-                   timed=sum(int(r["n_raw"] or 0) for r in cands), wall=wall, loads=loads,
+                   timed=int(sum(run_count(r) for r in ok)), wall=wall, loads=loads,
+                   pruned=sum(1 for r in cands if r.get("pruned") == "true"),
                    host_ms=sum(host) / len(host) if host else float("nan"))
 
-print("search      wall_s  candidates  measured  cand/h/GPU  busy_s  race_s  wall/busy  timed_runs  "
-      "host_ms/cand  max_load_s")
+print("search      wall_s  candidates  measured  pruned  cand/h/GPU  busy_s  race_s  wall/busy  "
+      "runs  host_ms/cand  max_load_s")
 for s in searches:
     r = runs[s]
     rate = r["candidates"] / r["wall"] * 3600 if r["wall"] > 0 else 0
     ratio = r["wall"] / r["busy"] if r["busy"] > 0 else float("nan")
     max_load = max((t for _, t in r["loads"]), default=float("nan"))
-    print(f"{s:10s} {r['wall']:7.1f} {r['candidates']:11d} {r['measured']:9d} {rate:11.0f} "
-          f"{r['busy']:7.1f} {r['race']:7.1f} {ratio:10.3f} {r['timed']:11d} {r['host_ms']:13.2f} "
-          f"{max_load:11.2f}")
+    print(f"{s:10s} {r['wall']:7.1f} {r['candidates']:11d} {r['measured']:9d} {r['pruned']:7d} "
+          f"{rate:11.0f} {r['busy']:7.1f} {r['race']:7.1f} {ratio:10.3f} {r['timed']:5d} "
+          f"{r['host_ms']:13.2f} {max_load:11.2f}")
 for s in searches:
     for shape, seconds in runs[s]["loads"]:
         print(f"load {s:10s} {shape:32s} {seconds:6.2f} s")
@@ -113,7 +128,7 @@ for s in searches:
 # Decisions side by side; where the published kernels differ, the exhaustive run's own
 # measurement of both (relative to its incumbent) says whether the difference matters.
 print()
-first = searches[0]
+first = "exhaustive" if "exhaustive" in searches else searches[0]
 exhaustive_rel = {}
 for r in runs[first]["cands"]:
     if r["status"] == "ok" and r["relative_to_incumbent"] not in ("", "nan"):
@@ -124,7 +139,7 @@ for s in searches:
         key = runs[s]["shapes"].get(d["shape_id"], d["shape_id"])
         by_shape.setdefault(key, {})[s] = d
 print("shape".ljust(30) + "".join(f"  {s + ' decision':>20s}  {s + ' published_us':>22s}" for s in searches)
-      + "  same  " + first + "_rel(other)/" + first + "_rel(own)")
+      + "  same  other/own (" + first + "'s times)")
 same = 0
 for key in sorted(by_shape, key=lambda k: int(re.match(r"t(\d+)", k).group(1)) if re.match(r"t(\d+)", k) else 0):
     ds = by_shape[key]
@@ -143,8 +158,9 @@ for key in sorted(by_shape, key=lambda k: int(re.match(r"t(\d+)", k).group(1)) i
     same += agree
     line += f"  {'yes' if agree else 'no':>4s}"
     if not agree and all(published):
-        own = exhaustive_rel.get((key, published[0]))
-        other = exhaustive_rel.get((key, published[-1]))
+        own_index = searches.index(first)
+        own = exhaustive_rel.get((key, published[own_index]))
+        other = exhaustive_rel.get((key, published[1 - own_index if len(published) == 2 else -1]))
         if own and other:
             line += f"  {other / own:.4f}"
     print(line)
