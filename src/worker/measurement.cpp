@@ -99,7 +99,8 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
         return outcome;
     }
     if (screen) {
-        for (std::uint32_t i = 0; i < screen->settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+        for (std::uint32_t i = 0; i < screen->settings.warmup; ++i)
+            prepared->timed_run_us(settings, nullptr);
         // Mid-candidate, before the screen's timed runs: a fault strikes a pruned candidate
         // as it would strike one measured in full.
         if (fault) fire_fatal_fault(*prepared, *fault, announce);
@@ -117,9 +118,11 @@ MeasurementOutcome run_steps(Backend& backend, const family::Candidate& candidat
             return outcome;
         }
         // A survivor: the full measurement follows, its warmup and timed runs as usual.
-        for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+        for (std::uint32_t i = 0; i < settings.warmup; ++i)
+            prepared->timed_run_us(settings, nullptr);
     } else {
-        for (std::uint32_t i = 0; i < settings.warmup; ++i) prepared->timed_run_us(settings, nullptr);
+        for (std::uint32_t i = 0; i < settings.warmup; ++i)
+            prepared->timed_run_us(settings, nullptr);
         // Mid-candidate: after the checked run and warmup, where a real fault would strike.
         if (fault) fire_fatal_fault(*prepared, *fault, announce);
     }
