@@ -8,7 +8,9 @@
 //              0; only in a gpu build with a device, "-" otherwise)
 // and the load's total: generate + reference + upload, or + arrange without a device. Both
 // digests are printed so that runs before and after a change can be compared bit for bit;
-// problem_digest is not part of a load and not in the total. A table for people, not a test.
+// problem_digest is not part of a load and not in the total. A second table times what the
+// worker does for each further token count of the same model: draw the token inputs onto the
+// kept weights, the reference, the inputs' upload. A table for people, not a test.
 //
 //   shape_load [--tokens 1,16,256,1024,2048] [--threads N] [--seed S]
 //
@@ -19,6 +21,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <optional>
 #include <string>
 #include <thread>
@@ -92,6 +95,8 @@ Options parse(int argc, char** argv) {
 }
 
 #if defined(FHMOE_SHAPE_LOAD_UPLOAD)
+bool device_bound = false;  // bind_device() succeeded
+
 // Whether device 0 can take an upload; without one the bench still times the arrangement.
 bool bind_device() {
     try {
@@ -104,6 +109,48 @@ bool bind_device() {
 }
 #endif
 
+// The loads a worker makes after its first one of a model: each further token count draws only
+// its activations and routing onto the kept weights (generate_token_inputs), runs the
+// reference, and uploads only its inputs onto the kept device weights. The weights come from
+// the first token count in the list, drawn (and uploaded) before the table.
+void print_kept_weight_loads(const Options& options) {
+    std::printf(
+        "\nloads onto kept weights (the worker's next token count of one model); seconds\n");
+    std::printf("%-6s %8s %9s %8s %8s  %-16s\n", "tokens", "inputs", "reference", "upload", "total",
+                "reference_digest");
+    fhmoe::kernels::Problem problem = fhmoe::kernels::generate_problem(
+        fhmoe::family::dsv4_i384_shape(options.tokens.front()), options.seed);
+#if defined(FHMOE_SHAPE_LOAD_UPLOAD)
+    std::shared_ptr<const fhmoe::kernels::GpuWeights> weights;
+    if (device_bound) weights = std::make_shared<const fhmoe::kernels::GpuWeights>(problem, 1);
+#endif
+    for (const std::int64_t tokens : options.tokens) {
+        auto start = Clock::now();
+        fhmoe::kernels::generate_token_inputs(problem, fhmoe::family::dsv4_i384_shape(tokens));
+        const double inputs = seconds_since(start);
+        start = Clock::now();
+        const fhmoe::kernels::ReferenceOutput reference =
+            fhmoe::kernels::compute_reference(problem);
+        const double reference_s = seconds_since(start);
+        std::string upload_text = "-";
+        double upload = 0.0;
+#if defined(FHMOE_SHAPE_LOAD_UPLOAD)
+        if (weights) {
+            start = Clock::now();
+            const fhmoe::kernels::GpuProblem uploaded(problem, weights);
+            upload = seconds_since(start);
+            char text[32];
+            std::snprintf(text, sizeof text, "%.3f", upload);
+            upload_text = text;
+        }
+#endif
+        std::printf("%-6lld %8.3f %9.3f %8s %8.3f  %016llx\n", static_cast<long long>(tokens),
+                    inputs, reference_s, upload_text.c_str(), inputs + reference_s + upload,
+                    static_cast<unsigned long long>(reference.digest));
+        std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -111,7 +158,8 @@ int main(int argc, char** argv) {
     std::optional<fhmoe::kernels::ScopedHostThreads> threads;
     if (options.threads > 0) threads.emplace(options.threads);
 #if defined(FHMOE_SHAPE_LOAD_UPLOAD)
-    const bool device = bind_device();
+    device_bound = bind_device();
+    const bool device = device_bound;
 #endif
     std::printf(
         "shape loads, DSV4 I384 (H 7168, I 384, E 385, topk 7), seed %llu; host cores %u, "
@@ -156,5 +204,6 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(reference.digest));
         std::fflush(stdout);
     }
+    print_kept_weight_loads(options);
     return 0;
 }

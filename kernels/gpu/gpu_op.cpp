@@ -67,7 +67,7 @@ struct GpuFhmoeOp::Impl {
 
     void enqueue(const GpuProblem::Impl& problem, std::size_t copy, const gpu::OpEvents* marks) {
         const GpuProblem::Impl::Inputs& in = problem.inputs[copy];
-        path.enqueue(in, problem.weights[in.weights], stream.get(), marks);
+        path.enqueue(in, problem.weights_of(in), stream.get(), marks);
     }
 
     double wait_and_time(tuning::StageSplit* stages) const {

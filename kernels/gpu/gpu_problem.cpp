@@ -69,8 +69,8 @@ std::vector<std::int32_t> relabelled_routing(const Problem& p, std::size_t set) 
 // The eight weight tensors of `source` (the problem's own layouts, or their mma-ready
 // arrangement: the same field names) in device memory.
 template <typename WeightSource>
-GpuProblem::Impl::Weights uploaded_weights(const WeightSource& source) {
-    GpuProblem::Impl::Weights w;
+GpuWeights::Impl::Copy uploaded_weights(const WeightSource& source) {
+    GpuWeights::Impl::Copy w;
     w.w1_fp4 = uploaded(source.w1_fp4);
     w.w1_scale = uploaded(source.w1_scale);
     w.w2_fp4 = uploaded(source.w2_fp4);
@@ -82,7 +82,7 @@ GpuProblem::Impl::Weights uploaded_weights(const WeightSource& source) {
     return w;
 }
 
-GpuProblem::Impl::Weights upload_weights(const Problem& problem) {
+GpuWeights::Impl::Copy upload_weights(const Problem& problem) {
 #if defined(FHMOE_GPU_VENDOR_NVIDIA)
     return uploaded_weights(gpu::arrange_matrix_weights(problem));
 #else
@@ -92,15 +92,48 @@ GpuProblem::Impl::Weights upload_weights(const Problem& problem) {
 
 }  // namespace
 
-GpuProblem::GpuProblem(const Problem& problem, std::size_t copies)
+GpuWeights::GpuWeights(const Problem& problem, std::size_t copies)
     : impl_(std::make_unique<Impl>()) {
     validate_problem(problem);
-    if (copies == 0) throw InternalError("a gpu problem needs at least one copy");
+    if (copies == 0) throw InternalError("gpu weights need at least one copy");
     impl_->shape = problem.shape;
-    impl_->weights.reserve(copies);
+    impl_->seed = problem.seed;
+    impl_->copies.reserve(copies);
     // Whole weight copies: more than one only for shapes whose weights fit in the cache.
-    impl_->weights.push_back(upload_weights(problem));
-    for (std::size_t i = 1; i < copies; ++i) impl_->weights.push_back(upload_weights(problem));
+    for (std::size_t i = 0; i < copies; ++i) impl_->copies.push_back(upload_weights(problem));
+}
+
+GpuWeights::~GpuWeights() = default;
+
+bool GpuWeights::serves(const Problem& problem) const {
+    return problem.seed == impl_->seed && shares_weights(problem.shape, impl_->shape);
+}
+
+std::size_t GpuWeights::copies() const { return impl_->copies.size(); }
+
+std::size_t GpuWeights::device_bytes() const {
+    std::size_t bytes = 0;
+    for (const Impl::Copy& w : impl_->copies) {
+        bytes += w.w1_fp4.bytes() + w.w1_scale.bytes() + w.w2_fp4.bytes() + w.w2_scale.bytes() +
+                 w.shared_w1_fp8.bytes() + w.shared_w1_scale.bytes() + w.shared_w2_fp8.bytes() +
+                 w.shared_w2_scale.bytes();
+    }
+    return bytes;
+}
+
+GpuProblem::GpuProblem(const Problem& problem, std::size_t copies)
+    : GpuProblem(problem, std::make_shared<const GpuWeights>(problem, copies)) {}
+
+GpuProblem::GpuProblem(const Problem& problem, std::shared_ptr<const GpuWeights> weights)
+    : impl_(std::make_unique<Impl>()) {
+    validate_problem(problem);
+    if (weights == nullptr || !weights->serves(problem)) {
+        throw Error("gpu weights do not serve the problem of shape " +
+                    family::shape_key_string(problem.shape) + " (another model or seed)");
+    }
+    impl_->shape = problem.shape;
+    impl_->weights = std::move(weights);
+    const std::size_t copies = impl_->weights->copies();
 
     const std::uint64_t span = kRotationCacheMultiple * gpu::bound_gpu_device().l2_bytes;
     const std::uint64_t per_run = std::max<std::uint64_t>(bytes_one_run_reads(problem), 1);
@@ -123,13 +156,10 @@ const family::ShapeKey& GpuProblem::shape() const { return impl_->shape; }
 
 std::size_t GpuProblem::copies() const { return impl_->inputs.size(); }
 
+const std::shared_ptr<const GpuWeights>& GpuProblem::weights() const { return impl_->weights; }
+
 std::size_t GpuProblem::device_bytes() const {
-    std::size_t bytes = 0;
-    for (const Impl::Weights& w : impl_->weights) {
-        bytes += w.w1_fp4.bytes() + w.w1_scale.bytes() + w.w2_fp4.bytes() + w.w2_scale.bytes() +
-                 w.shared_w1_fp8.bytes() + w.shared_w1_scale.bytes() + w.shared_w2_fp8.bytes() +
-                 w.shared_w2_scale.bytes();
-    }
+    std::size_t bytes = impl_->weights->device_bytes();
     for (const Impl::Inputs& in : impl_->inputs) {
         bytes += in.x_bf16.bytes() + in.topk_ids.bytes() + in.topk_weights.bytes();
     }

@@ -14,6 +14,7 @@
 // (gpu/matrix_weights.hpp); on AMD the problem's own layouts for the scalar kernels.
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "fhmoe/kernels/gpu_op.hpp"
@@ -21,8 +22,8 @@
 
 namespace fhmoe::kernels {
 
-struct GpuProblem::Impl {
-    struct Weights {
+struct GpuWeights::Impl {
+    struct Copy {
         gpu::DeviceBuffer<std::uint8_t> w1_fp4;
         gpu::DeviceBuffer<std::uint8_t> w1_scale;
         gpu::DeviceBuffer<std::uint8_t> w2_fp4;
@@ -32,15 +33,24 @@ struct GpuProblem::Impl {
         gpu::DeviceBuffer<std::uint8_t> shared_w2_fp8;
         gpu::DeviceBuffer<std::uint8_t> shared_w2_scale;
     };
+    family::ShapeKey shape;  // the shape they were uploaded for (any token count shares them)
+    std::uint64_t seed = 0;
+    std::vector<Copy> copies;
+};
+
+struct GpuProblem::Impl {
+    using Weights = GpuWeights::Impl::Copy;
     struct Inputs {
         gpu::DeviceBuffer<std::uint16_t> x_bf16;
         gpu::DeviceBuffer<std::int32_t> topk_ids;
         gpu::DeviceBuffer<float> topk_weights;
-        std::size_t weights = 0;  // index into `weights`
+        std::size_t weights = 0;  // index into weights->impl().copies
     };
     family::ShapeKey shape;
-    std::vector<Weights> weights;
+    std::shared_ptr<const GpuWeights> weights;
     std::vector<Inputs> inputs;
+
+    const Weights& weights_of(const Inputs& in) const { return weights->impl().copies[in.weights]; }
 };
 
 }  // namespace fhmoe::kernels

@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <cstring>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include "common/bf16.hpp"
@@ -22,6 +23,8 @@
 #include "common/host_parallel.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
+#include "fhmoe/error.hpp"
+#include "fhmoe/family/shape.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "problem/counter_random.hpp"
 #include "problem/problem_dims.hpp"
@@ -205,6 +208,24 @@ void generate_shared_weights(std::uint64_t seed, RandomStream values_stream,
 }
 
 }  // namespace
+
+bool shares_weights(const family::ShapeKey& a, const family::ShapeKey& b) {
+    family::ShapeKey a_any_token = a;
+    a_any_token.token = b.token;
+    return a_any_token == b;
+}
+
+void generate_token_inputs(Problem& problem, const family::ShapeKey& shape) {
+    validate_shape(shape);
+    if (!shares_weights(problem.shape, shape)) {
+        throw Error("generate_token_inputs: shape " + family::shape_key_string(shape) +
+                    " does not share the weights of " + family::shape_key_string(problem.shape));
+    }
+    const ProblemDims dims(shape);
+    problem.shape = shape;
+    generate_activations(problem, dims);
+    generate_routing(problem, dims);
+}
 
 Problem generate_problem(const family::ShapeKey& shape, std::uint64_t seed) {
     validate_shape(shape);

@@ -173,6 +173,34 @@ TEST(GpuOp, AWrongKernelIsCaught) {
                                  kErrRatio, kMaxCosineDistance));
 }
 
+// The worker uploads a model's weights once and runs its token counts on them: each token
+// count's problem on the shared weights must still give its own reference, and weights of
+// another model must be refused rather than run.
+TEST(GpuOp, TokenCountsShareOneModelsWeights) {
+    bind_test_device();
+    const family::ShapeKey first_shape = family::dsv4_i384_shape(1);
+    Problem problem = generate_problem(first_shape, kSeed);
+    const auto weights = std::make_shared<const GpuWeights>(problem, 1);
+    for (const std::int64_t tokens : {1, 16, 5}) {
+        const family::ShapeKey shape = family::dsv4_i384_shape(tokens);
+        SCOPED_TRACE(family::shape_key_string(shape));
+        generate_token_inputs(problem, shape);
+        const ReferenceOutput reference = compute_reference(problem);
+        const GpuProblem device_problem(problem, weights);
+        EXPECT_EQ(device_problem.weights().get(), weights.get());
+        EXPECT_GT(device_problem.device_bytes(), weights->device_bytes());
+        GpuFhmoeOp op(shape, family::default_candidate(shape));
+        std::vector<std::uint16_t> out(problem.x_bf16.size());
+        op.poison_output();
+        op.run(device_problem, 0);
+        op.download_output(out);
+        EXPECT_TRUE(passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),
+                                    kErrRatio, kMaxCosineDistance));
+    }
+    const Problem other_seed = generate_problem(first_shape, kSeed + 1);
+    EXPECT_THROW({ const GpuProblem refused(other_seed, weights); }, Error);
+}
+
 TEST(GpuOp, UnsupportedCandidatesAreRejectedWithTheReason) {
     bind_test_device();
     const family::ShapeKey shape = small_shapes().front();

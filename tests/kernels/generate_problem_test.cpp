@@ -4,6 +4,7 @@
 #include <numeric>
 #include <set>
 #include <string>
+#include <utility>
 
 #include "common/host_parallel.hpp"
 #include "fhmoe/error.hpp"
@@ -47,6 +48,36 @@ TEST(GenerateProblem, DifferentSeedsGiveDifferentDataAndReference) {
     EXPECT_NE(first.shared_w2_fp8, second.shared_w2_fp8);
     EXPECT_NE(problem_digest(first), problem_digest(second));
     EXPECT_NE(compute_reference(first).digest, compute_reference(second).digest);
+}
+
+// A worker reuses a model's weights across token counts: what it draws for the new token
+// count must be byte for byte what a fresh generation gives, in either direction.
+TEST(GenerateProblem, TokenInputsOnKeptWeightsEqualAFreshProblem) {
+    for (const auto& [from, to] : {std::pair{1, 37}, std::pair{37, 5}}) {
+        Problem kept = generate_problem(small_shape(from, GateMode::interleave), 9);
+        const auto shape = small_shape(to, GateMode::interleave);
+        generate_token_inputs(kept, shape);
+        const Problem fresh = generate_problem(shape, 9);
+        EXPECT_EQ(kept.shape, fresh.shape);
+        EXPECT_EQ(kept.x_bf16, fresh.x_bf16);
+        EXPECT_EQ(kept.topk_ids, fresh.topk_ids);
+        EXPECT_EQ(kept.topk_weights, fresh.topk_weights);
+        EXPECT_EQ(problem_digest(kept), problem_digest(fresh)) << from << " -> " << to;
+        EXPECT_EQ(compute_reference(kept).digest, compute_reference(fresh).digest);
+    }
+}
+
+TEST(GenerateProblem, TokenInputsRefuseAnotherModel) {
+    Problem kept = generate_problem(small_shape(4, GateMode::interleave), 9);
+    const Problem before = kept;
+    auto other = small_shape(4, GateMode::separated);
+    EXPECT_FALSE(shares_weights(kept.shape, other));
+    EXPECT_THROW(generate_token_inputs(kept, other), Error);
+    other = small_shape(4, GateMode::interleave);
+    other.inter_dim *= 2;
+    EXPECT_THROW(generate_token_inputs(kept, other), Error);
+    EXPECT_EQ(problem_digest(kept), problem_digest(before));  // refused before drawing anything
+    EXPECT_TRUE(shares_weights(kept.shape, small_shape(100, GateMode::interleave)));
 }
 
 // Golden values: the generator's output is a cross-machine contract (every rank must build

@@ -44,21 +44,49 @@ private:
     std::string message_;
 };
 
+// A Problem's weights in device memory (on NVIDIA in the matrix path's arrangement), as
+// `copies` whole copies. Apart from the problem's own inputs so that every token count of one
+// model can share them: a worker tuning a model's token counts one after another arranges and
+// uploads its weights once, as serving loads a model once for every batch.
+class GpuWeights {
+public:
+    GpuWeights(const Problem& problem, std::size_t copies);
+    ~GpuWeights();
+    GpuWeights(const GpuWeights&) = delete;
+    GpuWeights& operator=(const GpuWeights&) = delete;
+
+    // Whether these are `problem`'s weights: the same seed, a shape that shares_weights.
+    bool serves(const Problem& problem) const;
+    std::size_t copies() const;
+    std::size_t device_bytes() const;
+
+    struct Impl;
+    const Impl& impl() const { return *impl_; }
+
+private:
+    std::unique_ptr<Impl> impl_;
+};
+
 // A Problem's inputs in device memory, as input sets that timed runs rotate over so that no
 // run finds its weights in the L2 cache (METHOD.md: rotate input sets): set 0 is the problem
 // itself (the checked run uses it), further sets route the same tokens to other experts, and
-// `copies` whole copies of the weights serve shapes small enough to fit in the cache
+// the weights' whole copies serve shapes small enough to fit in the cache
 // (kernels/gpu/gpu_problem_impl.hpp). copies() is the number of input sets.
 class GpuProblem {
 public:
+    // Uploads the problem's weights as `copies` copies of its own.
     GpuProblem(const Problem& problem, std::size_t copies);
+    // Uses `weights`, which must serve `problem` (throws fhmoe::Error otherwise).
+    GpuProblem(const Problem& problem, std::shared_ptr<const GpuWeights> weights);
     ~GpuProblem();
     GpuProblem(const GpuProblem&) = delete;
     GpuProblem& operator=(const GpuProblem&) = delete;
 
     const family::ShapeKey& shape() const;
     std::size_t copies() const;
+    // The inputs' bytes and the weights' (shared or not).
     std::size_t device_bytes() const;
+    const std::shared_ptr<const GpuWeights>& weights() const;
 
     struct Impl;
     const Impl& impl() const { return *impl_; }

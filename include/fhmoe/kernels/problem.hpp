@@ -47,6 +47,17 @@ struct Problem {
 // cannot represent (K not a multiple of 32, shared_expert_id != E-1, topk < 2 ...).
 Problem generate_problem(const family::ShapeKey& shape, std::uint64_t seed);
 
+// Whether two shapes' problems have the same weights for one seed: generate_problem draws the
+// weights from the seed and the model alone, so shapes that differ only in their token count
+// share them (a model's weights are the same whatever the batch).
+bool shares_weights(const family::ShapeKey& a, const family::ShapeKey& b);
+
+// Makes `problem` generate_problem(shape, problem.seed) by drawing only what depends on the
+// token count (activations and routing) and keeping its weights: a worker tuning a model's
+// token counts one after another draws the model's weights once. Throws fhmoe::Error when
+// `shape` is invalid or does not share weights with problem.shape.
+void generate_token_inputs(Problem& problem, const family::ShapeKey& shape);
+
 // Throws fhmoe::Error naming the first field of `shape` this op cannot represent.
 void validate_shape(const family::ShapeKey& shape);
 
