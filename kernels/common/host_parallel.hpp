@@ -1,9 +1,12 @@
 #pragma once
 
 // Host-only: body(i) for every i in [0, n) on up to host_threads() threads, each index exactly
-// once, worker w taking w, w + workers, ... Callers give each index its own output, so results
-// never depend on the split or the core count (the data generation, the CPU reference and the
-// weight upload rely on it for bit-identical results across ranks).
+// once, each thread claiming the next unclaimed index as it finishes one. Callers give each
+// index its own output, so results never depend on the split or the core count (the data
+// generation, the CPU reference and the weight upload rely on it for bit-identical results
+// across ranks). Claimed rather than dealt out in advance because a load shares its host with
+// busy threads (an MPI rank polls its network on one core): with a fixed share per thread
+// the one on the busy core finishes last and the whole loop waits for it.
 
 #include <algorithm>
 #include <atomic>
@@ -50,13 +53,17 @@ void parallel_for(std::int64_t n, const Body& body) {
         for (std::int64_t i = 0; i < n; ++i) body(i);
         return;
     }
+    std::atomic<std::int64_t> next{0};
+    const auto claim_and_run = [&] {
+        for (std::int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+             i = next.fetch_add(1, std::memory_order_relaxed)) {
+            body(i);
+        }
+    };
     std::vector<std::thread> threads;
-    threads.reserve(static_cast<std::size_t>(workers));
-    for (std::int64_t w = 0; w < workers; ++w) {
-        threads.emplace_back([&, w] {
-            for (std::int64_t i = w; i < n; i += workers) body(i);
-        });
-    }
+    threads.reserve(static_cast<std::size_t>(workers - 1));
+    for (std::int64_t w = 1; w < workers; ++w) threads.emplace_back(claim_and_run);
+    claim_and_run();  // the calling thread takes its part too
     for (std::thread& thread : threads) thread.join();
 }
 
