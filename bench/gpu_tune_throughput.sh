@@ -3,10 +3,12 @@
 # search mode on the same seed and candidate sample, then one table: wall, candidates,
 # candidates per hour per GPU, wall / GPU-busy, timed runs, and every shape's decision and
 # published kernel side by side. GPU-busy is the time workers spent on candidates and races
-# (each candidate's and race's started..finished in the evidence): what the run could not
-# have done with less, so wall / GPU-busy is the share of wall clock lost to loads, dispatch
-# and MPI. `runs`: warm-up and timed runs of the chunks' measurements (screens included, the
-# checked runs and the races not); host_ms/cand: a candidate's started..finished less its
+# (each candidate's and race's started..finished in the evidence, and the incumbent's
+# re-measurement in every further chunk of its shape, `incumb_s`, at its own row's duration:
+# the archive keeps one merged row per candidate): what the run could not have done with
+# less, so wall / GPU-busy is the share of wall clock lost to loads, dispatch and MPI. `runs`:
+# warm-up and timed runs of the chunks' measurements (screens and the incumbent's
+# re-measurements included, the checked runs and the races not); host_ms/cand: a candidate's started..finished less its
 # runs at its mean time, the worker's own cost per candidate (preparing, checking, capturing).
 # Shape loads are rank 0's log lines.
 #
@@ -96,6 +98,18 @@ for s in searches:
         return screen + warmup + int(r["n_raw"] or 0)
 
     ok = [r for r in cands if r["status"] == "ok" and int(r["started_unix_ns"]) > 0]
+    # Every chunk measures the shape's incumbent in full, but the archive keeps one merged row
+    # per candidate: the re-measurements in the shape's other chunks are GPU work that no row
+    # shows, counted here at the incumbent row's own duration and runs.
+    incumbent_key = {d["shape_id"]: d["incumbent_key"] for d in decisions}
+    incumbent_ns, incumbent_runs = 0, 0
+    for shape_id, key in incumbent_key.items():
+        chunks = {r["chunk"] for r in cands if r["shape_id"] == shape_id}
+        row = next((r for r in ok if r["shape_id"] == shape_id and r["candidate_key"] == key), None)
+        if row is not None and len(chunks) > 1:
+            incumbent_ns += (len(chunks) - 1) * (int(row["finished_unix_ns"]) -
+                                                 int(row["started_unix_ns"]))
+            incumbent_runs += (len(chunks) - 1) * run_count(row)
     host = [(int(r["finished_unix_ns"]) - int(r["started_unix_ns"])) / 1e6
             - (run_count(r) + 1) * float(r["mean_us"]) / 1e3 for r in ok]
     wall = float(open(os.path.join(d, "wall_s")).read())
@@ -105,21 +119,24 @@ for s in searches:
             m = re.search(r"load(?:ed)? .*?(t\d+_\S+).*? in ([0-9.]+) ?s", line)
             if m:
                 loads.append((m.group(1), float(m.group(2))))
-    runs[s] = dict(cands=cands, decisions=decisions, shapes=shapes, busy=(busy_ns + race_ns) / 1e9,
-                   race=race_ns / 1e9, candidates=len(keys), measured=len(cands),
-                   timed=int(sum(run_count(r) for r in ok)), wall=wall, loads=loads,
+    runs[s] = dict(cands=cands, decisions=decisions, shapes=shapes,
+                   busy=(busy_ns + incumbent_ns + race_ns) / 1e9, race=race_ns / 1e9,
+                   incumbent=incumbent_ns / 1e9, candidates=len(keys), measured=len(cands),
+                   timed=int(sum(run_count(r) for r in ok) + incumbent_runs), wall=wall,
+                   loads=loads,
                    pruned=sum(1 for r in cands if r.get("pruned") == "true"),
                    host_ms=sum(host) / len(host) if host else float("nan"))
 
-print("search      wall_s  candidates  measured  pruned  cand/h/GPU  busy_s  race_s  wall/busy  "
-      "runs  host_ms/cand  max_load_s")
+print("search      wall_s  candidates  measured  pruned  cand/h/GPU  busy_s  race_s  incumb_s  "
+      "wall/busy  runs  host_ms/cand  max_load_s")
 for s in searches:
     r = runs[s]
     rate = r["candidates"] / r["wall"] * 3600 if r["wall"] > 0 else 0
     ratio = r["wall"] / r["busy"] if r["busy"] > 0 else float("nan")
     max_load = max((t for _, t in r["loads"]), default=float("nan"))
     print(f"{s:10s} {r['wall']:7.1f} {r['candidates']:11d} {r['measured']:9d} {r['pruned']:7d} "
-          f"{rate:11.0f} {r['busy']:7.1f} {r['race']:7.1f} {ratio:10.3f} {r['timed']:5d} "
+          f"{rate:11.0f} {r['busy']:7.1f} {r['race']:7.1f} {r['incumbent']:9.1f} {ratio:10.3f} "
+          f"{r['timed']:5d} "
           f"{r['host_ms']:13.2f} {max_load:11.2f}")
 for s in searches:
     for shape, seconds in runs[s]["loads"]:
