@@ -73,6 +73,8 @@ const GpuDeviceFacts& bound_gpu_device() {
     return bound_facts;
 }
 
+void use_bound_gpu_device() { FHMOE_GPU_CHECK(hipSetDevice(bound_gpu_device().ordinal)); }
+
 std::uint64_t gpu_free_bytes() {
     std::size_t free_bytes = 0;
     std::size_t total_bytes = 0;

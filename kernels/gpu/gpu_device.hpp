@@ -32,6 +32,10 @@ GpuDeviceFacts bind_gpu_device(int ordinal);
 // The bound device's facts (bind_gpu_device first).
 const GpuDeviceFacts& bound_gpu_device();
 
+// Makes the bound device the calling thread's too: the runtime's current device is per
+// thread, and a helper thread's calls would otherwise go to device 0.
+void use_bound_gpu_device();
+
 // Free bytes on the bound device, as the runtime reports them.
 std::uint64_t gpu_free_bytes();
 

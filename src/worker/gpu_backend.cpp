@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <future>
 #include <optional>
 #include <string>
 #include <vector>
@@ -136,13 +137,21 @@ public:
         try {
             auto loaded = std::make_unique<LoadedProblem>();
             const kernels::Problem& problem = host_problem(shape, seed);
-            loaded->reference = kernels::compute_reference(problem);
             const std::size_t copies = rotation_copies(problem.bytes(), facts_.l2_bytes);
+            std::future<std::shared_ptr<const kernels::GpuWeights>> upload;
             if (!weights_ || !weights_->serves(problem) || weights_->copies() != copies) {
                 weights_.reset();  // free the previous model's weights before the upload
-                weights_ = on_device(
-                    [&] { return std::make_shared<const kernels::GpuWeights>(problem, copies); });
+                // Arranged and uploaded beside the reference, which needs only the host
+                // problem: a new model's load takes the longer of the two, not their sum.
+                upload = std::async(std::launch::async, [&problem, copies] {
+                    return on_device([&] {
+                        kernels::gpu::use_bound_gpu_device();
+                        return std::make_shared<const kernels::GpuWeights>(problem, copies);
+                    });
+                });
             }
+            loaded->reference = kernels::compute_reference(problem);
+            if (upload.valid()) weights_ = upload.get();
             loaded->device =
                 on_device([&] { return std::make_unique<kernels::GpuProblem>(problem, weights_); });
             shape_ = shape;
