@@ -4,19 +4,30 @@
 // applies it too, quantizing h straight from fp32 as the fused variant does.
 //
 // Fast enough for a shape load (DSV4 at 2048 tokens: 118 G multiply-adds) without changing a
-// bit of the result: each output's sum keeps its own sequential order, and the speed comes
-// from computing kColumns outputs side by side in four-float SIMD vectors (the weights are
-// dequantized k-major, so a K step reads kColumns adjacent floats), kSlots tokens sharing
-// every weight load, and every core taking its own outputs. A work item is kColumns weight
-// rows: it dequantizes them into its own k-major block (L2-sized for DSV4's W1, L1 for W2)
-// and runs every slot of the expert over it, so no expert's dequantized weights go through
-// main memory (docs/performance.md, "Shape loads"; before that each expert's 33 MB were
-// written once and read back per group of kSlots tokens).
+// bit of the result: each output's sum keeps its own sequential order (ascending K from 0.0f,
+// a multiply then an add per term, -ffp-contract=off), and the speed comes from computing
+// many sums side by side. A work item is kColumns weight rows: it dequantizes them into its
+// worker's own k-major block (L2-sized for DSV4's W1, L1 for W2; a K step reads kColumns
+// adjacent floats) and runs every slot of the expert over it in passes of up to 8 tokens, so
+// no expert's dequantized weights go through main memory and every core takes its own
+// outputs. Within a pass the pass's tokens x kColumns sums stay in SIMD registers for the
+// whole K loop, one add chain per token and vector: the pass size is a compile-time constant
+// (one instantiation per size) because with a run-time count the compiler kept the sums on
+// the stack, and each K step's add waited on a store and a reload of its own sum; that was
+// most of the reference's time (docs/performance.md, "Shape loads: the reference's inner
+// loop"). Passes are split evenly (a pass of one token is one add chain, latency-bound), and on
+// AVX-512 the FP4 weights are dequantized a K step of all kColumns rows per vector instead of
+// one scattered float at a time.
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <utility>
 #include <vector>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "common/bf16.hpp"
 #include "common/e8m0.hpp"
@@ -36,7 +47,7 @@ namespace fhmoe::kernels {
 namespace {
 
 constexpr std::int64_t kColumns = 16;  // outputs summed side by side (every dim is a multiple)
-constexpr std::int64_t kSlots = 4;     // tokens sharing each weight load
+constexpr int kMostSlotsPerPass = 8;   // tokens sharing each weight load, at most
 
 // body(w, i) for every i in [0, n), worker w taking w, w + workers, ... (host_parallel.hpp's
 // split), on threads started once per reference: a DSV4 load runs three rounds per expert
@@ -95,34 +106,45 @@ struct ExpertMatrix {
     std::int64_t k;
 };
 
-// Rows [row0, row0 + kColumns) of `m`, dequantized k-major: out[kk * kColumns + r] is row
-// row0 + r's element kk. Every value is the product dequantize_mx_block_fp4/_fp8 forms (the
-// element's decoded value times its block's decoded scale); the tables only skip the decoding
-// arithmetic. One block of all kColumns rows at a time keeps the writes in a 2 KiB span.
-void dequantize_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
+// The dequantizers below write rows [row0, row0 + kColumns) of a matrix k-major:
+// out[kk * kColumns + r] is row row0 + r's element kk. Every value is the product
+// dequantize_mx_block_fp4/_fp8 forms (the element's decoded value times its block's decoded
+// scale); the tables only skip the decoding arithmetic. One block of all kColumns rows at a
+// time keeps the writes in a 2 KiB span.
+using DequantizeColumnBlock = void (*)(const ExpertMatrix& m, std::int64_t row0, float* out);
+
+void dequantize_fp8_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
     const std::int64_t blocks = m.k / kMxBlockSize;
-    const float* fp4 = fp4_values().value;
     const float* fp8 = fp8_values().value;
     for (std::int64_t block = 0; block < blocks; ++block) {
         float* block_out = out + block * kMxBlockSize * kColumns;
         for (std::int64_t r = 0; r < kColumns; ++r) {
             const std::int64_t row = row0 + r;
             const float scale = decode_e8m0(m.scales[row * blocks + block]);
-            if (m.fp8) {
-                const std::uint8_t* codes = m.codes + row * m.k + block * kMxBlockSize;
-                for (int i = 0; i < kMxBlockSize; ++i) {
-                    block_out[i * kColumns + r] = fp8[codes[i]] * scale;
-                }
-            } else {
-                // The block's 16 possible products, formed once for its 32 elements.
-                float scaled[16];
-                for (int code = 0; code < 16; ++code) scaled[code] = fp4[code] * scale;
-                const std::uint8_t* packed = m.codes + (row * m.k + block * kMxBlockSize) / 2;
-                for (int i = 0; i < kMxBlockSize / 2; ++i) {
-                    const std::uint8_t byte = packed[i];
-                    block_out[(2 * i) * kColumns + r] = scaled[byte & 0x0F];
-                    block_out[(2 * i + 1) * kColumns + r] = scaled[byte >> 4];
-                }
+            const std::uint8_t* codes = m.codes + row * m.k + block * kMxBlockSize;
+            for (int i = 0; i < kMxBlockSize; ++i) {
+                block_out[i * kColumns + r] = fp8[codes[i]] * scale;
+            }
+        }
+    }
+}
+
+void dequantize_fp4_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
+    const std::int64_t blocks = m.k / kMxBlockSize;
+    const float* fp4 = fp4_values().value;
+    for (std::int64_t block = 0; block < blocks; ++block) {
+        float* block_out = out + block * kMxBlockSize * kColumns;
+        for (std::int64_t r = 0; r < kColumns; ++r) {
+            const std::int64_t row = row0 + r;
+            const float scale = decode_e8m0(m.scales[row * blocks + block]);
+            // The block's 16 possible products, formed once for its 32 elements.
+            float scaled[16];
+            for (int code = 0; code < 16; ++code) scaled[code] = fp4[code] * scale;
+            const std::uint8_t* packed = m.codes + (row * m.k + block * kMxBlockSize) / 2;
+            for (int i = 0; i < kMxBlockSize / 2; ++i) {
+                const std::uint8_t byte = packed[i];
+                block_out[(2 * i) * kColumns + r] = scaled[byte & 0x0F];
+                block_out[(2 * i + 1) * kColumns + r] = scaled[byte >> 4];
             }
         }
     }
@@ -159,53 +181,149 @@ using Float4 = float __attribute__((vector_size(16)));
 using Float8 = float __attribute__((vector_size(32)));
 using Float16 = float __attribute__((vector_size(64)));
 
-// sums[s][j] = sum over k ascending of inputs[s][k] * wt[k][j], for `slots` input rows (at
-// most kSlots) and j < kColumns: each sum in the order a plain dot product takes, whatever
-// the vector width.
-template <typename Vector>
-[[gnu::always_inline]] inline void column_sums_with(const float* const* inputs, std::int64_t slots,
-                                                    const float* wt, std::int64_t k,
-                                                    float (&sums)[kSlots][kColumns]) {
+using ColumnSumsOut = float[kMostSlotsPerPass][kColumns];
+
+// sums[s][j] = sum over k ascending of inputs[s][k] * wt[k][j], for Slots input rows and
+// j < kColumns: each sum in the order a plain dot product takes, whatever the vector width.
+// Slots is a constant so that the Slots x kColumns sums stay in registers for the whole K
+// loop (a run-time count left them on the stack, a store-to-load round trip per K step) and
+// are Slots independent add chains, enough to hide the add latency.
+template <typename Vector, int Slots>
+[[gnu::always_inline]] inline void column_sums_of(const float* const* inputs, const float* wt,
+                                                  std::int64_t k, ColumnSumsOut& sums) {
     constexpr int kLanes = sizeof(Vector) / sizeof(float);
     constexpr int kVectors = kColumns / kLanes;
-    Vector acc[kSlots][kVectors] = {};
+    const float* input[Slots];
+    for (int s = 0; s < Slots; ++s) input[s] = inputs[s];
+    Vector acc[Slots][kVectors] = {};
     for (std::int64_t kk = 0; kk < k; ++kk) {
         Vector w[kVectors];
-        __builtin_memcpy(&w, wt + kk * kColumns, sizeof w);
-        for (std::int64_t s = 0; s < kSlots; ++s) {
-            if (s >= slots) break;
+#pragma GCC unroll 16
+        for (int v = 0; v < kVectors; ++v) {
+            __builtin_memcpy(&w[v], wt + kk * kColumns + v * kLanes, sizeof w[v]);
+        }
+#pragma GCC unroll 16
+        for (int s = 0; s < Slots; ++s) {
             Vector a;
-            for (int lane = 0; lane < kLanes; ++lane) a[lane] = inputs[s][kk];
+            for (int lane = 0; lane < kLanes; ++lane) a[lane] = input[s][kk];
+#pragma GCC unroll 16
             for (int v = 0; v < kVectors; ++v) acc[s][v] = acc[s][v] + a * w[v];
         }
     }
-    for (std::int64_t s = 0; s < kSlots; ++s) __builtin_memcpy(&sums[s], &acc[s], sizeof sums[s]);
+    for (int s = 0; s < Slots; ++s) __builtin_memcpy(&sums[s], &acc[s], sizeof sums[s]);
 }
 
-using ColumnSums = void (*)(const float* const*, std::int64_t, const float*, std::int64_t,
-                            float (&)[kSlots][kColumns]);
-
-void column_sums_4(const float* const* inputs, std::int64_t slots, const float* wt, std::int64_t k,
-                   float (&sums)[kSlots][kColumns]) {
-    column_sums_with<Float4>(inputs, slots, wt, k, sums);
+// column_sums_of for a run-time count of 1..Most slots.
+template <typename Vector, int... Counts>
+[[gnu::always_inline]] inline void column_sums_for_count(std::integer_sequence<int, Counts...>,
+                                                         int slots, const float* const* inputs,
+                                                         const float* wt, std::int64_t k,
+                                                         ColumnSumsOut& sums) {
+    (void)((slots == Counts + 1 ? (column_sums_of<Vector, Counts + 1>(inputs, wt, k, sums), true)
+                                : false) ||
+           ...);
 }
+
+template <typename Vector, int Most>
+[[gnu::always_inline]] inline void column_sums_with(const float* const* inputs, int slots,
+                                                    const float* wt, std::int64_t k,
+                                                    ColumnSumsOut& sums) {
+    column_sums_for_count<Vector>(std::make_integer_sequence<int, Most>{}, slots, inputs, wt, k,
+                                  sums);
+}
+
+using ColumnSums = void (*)(const float* const*, int, const float*, std::int64_t, ColumnSumsOut&);
+
+// The inner loop at one vector width: its sums, how many slots it takes per pass (as many as
+// keep the accumulators and one K step's weights in the width's registers: 32 for
+// AVX-512, 16 below), and the FP4 dequantizer it pairs with.
+struct ColumnKernel {
+    ColumnSums sums;
+    int slots_per_pass;
+    DequantizeColumnBlock dequantize_fp4;
+};
+
+void column_sums_4(const float* const* inputs, int slots, const float* wt, std::int64_t k,
+                   ColumnSumsOut& sums) {
+    column_sums_with<Float4, 2>(inputs, slots, wt, k, sums);
+}
+constexpr ColumnKernel kColumnKernel4{column_sums_4, 2, dequantize_fp4_column_block};
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define FHMOE_REFERENCE_WIDE_VECTORS 1
 // The wider widths are compiled for their instruction sets only here and chosen at run time
-// (the build targets baseline x86-64): on a 2-core AVX-512 VM 5.5 -> 12 G multiply-adds/s
-// per core, the whole reference's inner loop.
-[[gnu::target("avx")]] void column_sums_8(const float* const* inputs, std::int64_t slots,
-                                          const float* wt, std::int64_t k,
-                                          float (&sums)[kSlots][kColumns]) {
-    column_sums_with<Float8>(inputs, slots, wt, k, sums);
+// (the build targets baseline x86-64).
+[[gnu::target("avx")]] void column_sums_8(const float* const* inputs, int slots, const float* wt,
+                                          std::int64_t k, ColumnSumsOut& sums) {
+    column_sums_with<Float8, 4>(inputs, slots, wt, k, sums);
+}
+constexpr ColumnKernel kColumnKernel8{column_sums_8, 4, dequantize_fp4_column_block};
+
+[[gnu::target("avx512f")]] void column_sums_16(const float* const* inputs, int slots,
+                                               const float* wt, std::int64_t k,
+                                               ColumnSumsOut& sums) {
+    column_sums_with<Float16, kMostSlotsPerPass>(inputs, slots, wt, k, sums);
 }
 
-[[gnu::target("avx512f")]] void column_sums_16(const float* const* inputs, std::int64_t slots,
-                                               const float* wt, std::int64_t k,
-                                               float (&sums)[kSlots][kColumns]) {
-    column_sums_with<Float16>(inputs, slots, wt, k, sums);
+// GCC 12's AVX-512 intrinsics fill their unused merge operand with a self-initialized
+// "undefined" vector, which -Wmaybe-uninitialized reports at every use (GCC bug 105593).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+// dequantize_fp4_column_block's values in AVX-512 registers, one K step of all kColumns rows
+// per vector: the block's codes are transposed to a 32-bit word of each row per lane (the
+// rows' codes for 8 K steps), each nibble picks its FP4 value by a permute and is multiplied
+// by its row's scale, the same product the table holds. The scalar version's 32 scattered
+// 4-byte writes per row and block cost about as much as the sums at DSV4's 15-40 slots per
+// expert.
+[[gnu::target("avx512f")]] void dequantize_fp4_column_block_16(const ExpertMatrix& m,
+                                                               std::int64_t row0, float* out) {
+    static_assert(kColumns == 16 && kMxBlockSize == 32, "one row per lane, 16 code bytes a block");
+    const std::int64_t blocks = m.k / kMxBlockSize;
+    const std::int64_t row_bytes = m.k / 2;
+    const __m512 fp4 = _mm512_loadu_ps(fp4_values().value);
+    const std::uint8_t* first_row = m.codes + row0 * row_bytes;
+    const auto codes_of_row = [&](std::int64_t r, std::int64_t block) {
+        return _mm_loadu_si128(
+            reinterpret_cast<const __m128i*>(first_row + r * row_bytes + block * 16));
+    };
+    for (std::int64_t block = 0; block < blocks; ++block) {
+        float row_scale[kColumns];
+        for (std::int64_t r = 0; r < kColumns; ++r) {
+            row_scale[r] = decode_e8m0(m.scales[(row0 + r) * blocks + block]);
+        }
+        const __m512 scale = _mm512_loadu_ps(row_scale);
+        // quarter[q]'s 128-bit lane l: row 4l + q's 16 code bytes, so that the 4x4 transposes
+        // of 32-bit words below leave row r's word d in lane r of word_of[d].
+        __m512i quarter[4];
+        for (int q = 0; q < 4; ++q) {
+            __m512i rows = _mm512_castsi128_si512(codes_of_row(q, block));
+            rows = _mm512_inserti32x4(rows, codes_of_row(4 + q, block), 1);
+            rows = _mm512_inserti32x4(rows, codes_of_row(8 + q, block), 2);
+            quarter[q] = _mm512_inserti32x4(rows, codes_of_row(12 + q, block), 3);
+        }
+        const __m512i low01 = _mm512_unpacklo_epi32(quarter[0], quarter[1]);
+        const __m512i high01 = _mm512_unpackhi_epi32(quarter[0], quarter[1]);
+        const __m512i low23 = _mm512_unpacklo_epi32(quarter[2], quarter[3]);
+        const __m512i high23 = _mm512_unpackhi_epi32(quarter[2], quarter[3]);
+        const __m512i word_of[4] = {
+            _mm512_unpacklo_epi64(low01, low23), _mm512_unpackhi_epi64(low01, low23),
+            _mm512_unpacklo_epi64(high01, high23), _mm512_unpackhi_epi64(high01, high23)};
+        float* block_out = out + block * kMxBlockSize * kColumns;
+        // Word d holds code bytes 4d..4d+3, little-endian; byte i's low nibble is element 2i,
+        // its high nibble element 2i + 1. The permute reads only an index's low 4 bits.
+        for (int d = 0; d < 4; ++d) {
+            for (int nibble = 0; nibble < 8; ++nibble) {
+                const __m512i codes =
+                    _mm512_srli_epi32(word_of[d], static_cast<unsigned>(4 * nibble));
+                const __m512 values = _mm512_mul_ps(_mm512_permutexvar_ps(codes, fp4), scale);
+                _mm512_storeu_ps(block_out + (8 * d + nibble) * kColumns, values);
+            }
+        }
+    }
 }
+#pragma GCC diagnostic pop
+constexpr ColumnKernel kColumnKernel16{column_sums_16, kMostSlotsPerPass,
+                                       dequantize_fp4_column_block_16};
 #endif
 
 int widest_vector_floats() {
@@ -218,13 +336,36 @@ int widest_vector_floats() {
 
 std::atomic<int> vector_floats_limit{0};
 
-ColumnSums column_sums_for(int floats) {
+const ColumnKernel& column_kernel_for(int floats) {
 #if defined(FHMOE_REFERENCE_WIDE_VECTORS)
-    if (floats >= 16) return column_sums_16;
-    if (floats >= 8) return column_sums_8;
+    if (floats >= 16) return kColumnKernel16;
+    if (floats >= 8) return kColumnKernel8;
 #endif
     (void)floats;
-    return column_sums_4;
+    return kColumnKernel4;
+}
+
+void dequantize_column_block(const ColumnKernel& kernel, const ExpertMatrix& m, std::int64_t row0,
+                             float* out) {
+    if (m.fp8) {
+        dequantize_fp8_column_block(m, row0, out);
+    } else {
+        kernel.dequantize_fp4(m, row0, out);
+    }
+}
+
+// Splits `count` slots into passes of at most `most`, as even as they come (37 at 8: 8, 8, 7,
+// 7, 7, not 8, 8, 8, 8, 5): a pass of few slots has few add chains and runs at the add
+// latency, so evening them out saves more than the pass count costs. body(first, n) per pass.
+template <typename Body>
+void for_each_pass(std::int64_t count, int most, const Body& body) {
+    const std::int64_t passes = (count + most - 1) / most;
+    std::int64_t first = 0;
+    for (std::int64_t pass = 0; pass < passes; ++pass) {
+        const std::int64_t end = count * (pass + 1) / passes;
+        body(first, static_cast<int>(end - first));
+        first = end;
+    }
 }
 
 // Quantizes a row to MXFP8 (1x32 blocks) and returns the dequantized values in place.
@@ -256,7 +397,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
     const auto plane = static_cast<std::size_t>(dims.tokens * dims.hidden);
 
     ThreadPool pool(host_threads());
-    const ColumnSums column_sums = column_sums_for(reference_vector_floats());
+    const ColumnKernel& kernel = column_kernel_for(reference_vector_floats());
 
     // Activations as stage1 sees them: bf16 -> MXFP8 along H -> fp32, a token per item.
     std::vector<float> activations(plane);
@@ -296,20 +437,19 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
         for_each_item(pool, rows1 / kColumns, [&](int worker, std::int64_t item) {
             const std::int64_t column0 = item * kColumns;
             float* wt = block_of(worker);
-            dequantize_column_block(w.w1, column0, wt);
-            for (std::int64_t first = 0; first < count; first += kSlots) {
-                const std::int64_t n = std::min(kSlots, count - first);
-                const float* inputs[kSlots] = {};
-                for (std::int64_t i = 0; i < n; ++i) {
+            dequantize_column_block(kernel, w.w1, column0, wt);
+            for_each_pass(count, kernel.slots_per_pass, [&](std::int64_t first, int n) {
+                const float* inputs[kMostSlotsPerPass] = {};
+                for (int i = 0; i < n; ++i) {
                     inputs[i] = activations.data() + slot_at(first + i) / dims.topk * dims.hidden;
                 }
-                float sums[kSlots][kColumns];
-                column_sums(inputs, n, wt, dims.hidden, sums);
-                for (std::int64_t i = 0; i < n; ++i) {
+                ColumnSumsOut sums;
+                kernel.sums(inputs, n, wt, dims.hidden, sums);
+                for (int i = 0; i < n; ++i) {
                     std::copy(std::begin(sums[i]), std::end(sums[i]),
                               gate_up.begin() + (first + i) * rows1 + column0);
                 }
-            }
+            });
         });
 
         // h = SiLU(gate) * up, through MXFP8 as stage2 reads it, [slot][I].
@@ -330,16 +470,13 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
         for_each_item(pool, dims.hidden / kColumns, [&](int worker, std::int64_t item) {
             const std::int64_t column0 = item * kColumns;
             float* wt = block_of(worker);
-            dequantize_column_block(w.w2, column0, wt);
-            for (std::int64_t first = 0; first < count; first += kSlots) {
-                const std::int64_t n = std::min(kSlots, count - first);
-                const float* inputs[kSlots] = {};
-                for (std::int64_t i = 0; i < n; ++i) {
-                    inputs[i] = h.data() + (first + i) * dims.inter;
-                }
-                float sums[kSlots][kColumns];
-                column_sums(inputs, n, wt, dims.inter, sums);
-                for (std::int64_t i = 0; i < n; ++i) {
+            dequantize_column_block(kernel, w.w2, column0, wt);
+            for_each_pass(count, kernel.slots_per_pass, [&](std::int64_t first, int n) {
+                const float* inputs[kMostSlotsPerPass] = {};
+                for (int i = 0; i < n; ++i) inputs[i] = h.data() + (first + i) * dims.inter;
+                ColumnSumsOut sums;
+                kernel.sums(inputs, n, wt, dims.inter, sums);
+                for (int i = 0; i < n; ++i) {
                     const std::int64_t slot = slot_at(first + i);
                     const float routing_weight =
                         problem.topk_weights[static_cast<std::size_t>(slot)];
@@ -348,7 +485,7 @@ ReferenceContributions compute_reference_contributions(const Problem& problem) {
                         out[j] += routing_weight * sums[i][j];
                     }
                 }
-            }
+            });
         });
     }
     return parts;

@@ -200,6 +200,45 @@ TEST(Reference, ARoutingThatRepeatsAnExpertInATokenAddsItsSlotsInSlotOrder) {
     expect_same_bits(literal.shared, fast.shared);
 }
 
+// The inner loop takes an expert's slots in passes of up to 8 (AVX-512), 4 (AVX) or 2 (SSE2)
+// tokens, split evenly, with one instantiation per pass size. A routing with experts of 0, 1,
+// 2, 3 and 5-24 slots (some repeated within a token) and 37 tokens for the shared expert runs
+// every pass size at every width; each must give the literal definition's bits on 1 thread
+// and on 3.
+TEST(Reference, EveryPassSizeAtEveryWidthGivesTheLiteralBits) {
+    Problem problem = generate_problem(testing::small_shape(37, GateMode::separated), 59);
+    const ProblemDims d(problem.shape);
+    const std::vector<std::int64_t> slots_of_expert = {1,  19, 9,  8, 0, 2,  17, 3,
+                                                       16, 1,  24, 5, 7, 11, 10, 15};
+    std::vector<std::int64_t> experts;
+    for (std::size_t e = 0; e < slots_of_expert.size(); ++e) {
+        experts.insert(experts.end(), static_cast<std::size_t>(slots_of_expert[e]),
+                       static_cast<std::int64_t>(e));
+    }
+    std::vector<std::size_t> routed_slots;
+    for (std::size_t slot = 0; slot < problem.topk_ids.size(); ++slot) {
+        if (problem.topk_ids[slot] != d.shared_expert) routed_slots.push_back(slot);
+    }
+    ASSERT_EQ(routed_slots.size(), experts.size());
+    // A stride coprime to the 148 routed slots scatters each expert's slots over the tokens.
+    for (std::size_t i = 0; i < routed_slots.size(); ++i) {
+        problem.topk_ids[routed_slots[i * 31 % routed_slots.size()]] =
+            static_cast<std::int32_t>(experts[i]);
+    }
+    const ReferenceContributions literal = literal_reference(problem);
+    for (const int floats : {4, 8, 16}) {
+        for (const int threads : {1, 3}) {
+            SCOPED_TRACE(::testing::Message() << "at most " << floats << " floats per vector, "
+                                              << threads << " threads");
+            const ScopedReferenceVectorLimit limit(floats);
+            const ScopedHostThreads scoped(threads);
+            const ReferenceContributions fast = compute_reference_contributions(problem);
+            expect_same_bits(literal.routed, fast.routed);
+            expect_same_bits(literal.shared, fast.shared);
+        }
+    }
+}
+
 TEST(Reference, DigestFollowsEveryBitOfTheOutput) {
     std::vector<float> out(64, 1.0f);
     const std::uint64_t digest = reference_digest(out);
