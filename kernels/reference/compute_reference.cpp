@@ -49,11 +49,11 @@ namespace {
 constexpr std::int64_t kColumns = 16;  // outputs summed side by side (every dim is a multiple)
 constexpr int kMostSlotsPerPass = 8;   // tokens sharing each weight load, at most
 
-// body(w, i) for every i in [0, n), worker w taking w, w + workers, ... (host_parallel.hpp's
-// split), on threads started once per reference: a DSV4 load runs three rounds per expert
-// for up to 385 experts, and starting threads per round cost more than a small round's work.
-// Every item writes its own outputs, so the result never depends on the split; w only picks
-// the worker's scratch space.
+// body(w, i) for every i in [0, n), each worker claiming the next unclaimed item
+// (host_parallel.hpp says why), on threads started once per reference: a DSV4 load runs
+// three rounds per expert for up to 385 experts, and starting threads per round cost more
+// than a small round's work. Every item writes its own outputs, so the result never depends
+// on the split; w only picks the worker's scratch space.
 template <typename Body>
 void for_each_item(ThreadPool& pool, std::int64_t n, const Body& body) {
     const auto workers = static_cast<int>(std::min<std::int64_t>(n, pool.size()));
@@ -61,8 +61,12 @@ void for_each_item(ThreadPool& pool, std::int64_t n, const Body& body) {
         for (std::int64_t i = 0; i < n; ++i) body(0, i);
         return;
     }
+    std::atomic<std::int64_t> next{0};
     auto task = [&](int w) {
-        for (std::int64_t i = w; i < n; i += workers) body(w, i);
+        for (std::int64_t i = next.fetch_add(1, std::memory_order_relaxed); i < n;
+             i = next.fetch_add(1, std::memory_order_relaxed)) {
+            body(w, i);
+        }
     };
     pool.run(workers, task);
 }
