@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "common/bf16.hpp"
+#include "common/host_parallel.hpp"
 #include "fhmoe/error.hpp"
 #include "fhmoe/kernels/accuracy.hpp"
 
@@ -73,6 +74,48 @@ TEST(MeasureAccuracy, TheCosineBarIsSeparateFromTheMismatchFraction) {
     EXPECT_TRUE(passes_accuracy(metrics, 0.05));
     EXPECT_GT(metrics.cosine_distance, kMaxCosineDistance);
     EXPECT_FALSE(passes_accuracy(metrics, 0.05, kMaxCosineDistance));
+}
+
+// Outputs of many blocks (a DSV4 output at 2048 tokens is 14.7 M elements) are measured on
+// several threads: every metric must be the same bits on one thread and on many, count every
+// block's mismatches, and see a NaN in the last block.
+TEST(MeasureAccuracy, ManyBlocksGiveTheSameMetricsOnAnyThreadCount) {
+    constexpr std::size_t kElements = 300'000;  // five blocks, the last one partial
+    std::vector<float> reference(kElements);
+    std::vector<float> actual(kElements);
+    std::size_t expected_mismatches = 0;
+    for (std::size_t i = 0; i < kElements; ++i) {
+        reference[i] = std::sin(0.001f * static_cast<float>(i));
+        actual[i] = reference[i];
+        if (i % 1000 == 7) {
+            actual[i] += 0.35f;  // outside atol + rtol * |reference|, short of catastrophic
+            ++expected_mismatches;
+        }
+    }
+    std::vector<std::uint16_t> out = to_bf16(actual);
+    tuning::ErrorMetrics one;
+    {
+        const ScopedHostThreads single(1);
+        one = measure_accuracy(reference, out, {});
+    }
+    tuning::ErrorMetrics many;
+    {
+        const ScopedHostThreads several(7);
+        many = measure_accuracy(reference, out, {});
+    }
+    EXPECT_EQ(one.mismatch_fraction, many.mismatch_fraction);
+    EXPECT_EQ(one.cosine_distance, many.cosine_distance);
+    EXPECT_EQ(one.max_abs_delta, many.max_abs_delta);
+    EXPECT_EQ(one.catastrophic, many.catastrophic);
+    EXPECT_DOUBLE_EQ(many.mismatch_fraction,
+                     static_cast<double>(expected_mismatches) / static_cast<double>(kElements));
+    EXPECT_GT(many.cosine_distance, 0.0);
+    EXPECT_FALSE(many.catastrophic);
+
+    out.back() = 0x7FC0U;  // a NaN in the last, partial block
+    const tuning::ErrorMetrics with_nan = measure_accuracy(reference, out, {});
+    EXPECT_TRUE(with_nan.catastrophic);
+    EXPECT_TRUE(std::isinf(with_nan.max_abs_delta));
 }
 
 TEST(MeasureAccuracy, SizesMustMatch) {

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 jobs="${FHMOE_BUILD_JOBS:-2}"
 cmake --preset cuda -DFHMOE_WERROR=ON >/dev/null
 cmake --build build/cuda -j "$jobs" --target fhmoe_worker fhmoe_run_shape fhmoe_evidence_tool gpu_op_test \
-  gpu_quantizer_test gpu_fault_matrix_test fhmoe_gpu_bench shape_load "$@"
+  gpu_quantizer_test gpu_fault_matrix_test fhmoe_gpu_bench shape_load gpu_candidate_phases "$@"
 # The MPI tuner last, and optional: the device run skips its step when it does not build.
 cmake --build build/cuda -j "$jobs" --target fhmoe_tune_mpi "$@" ||
   echo "build-cuda: fhmoe_tune_mpi did not build; the device run will skip the MPI step" >&2
