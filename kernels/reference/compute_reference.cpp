@@ -287,6 +287,14 @@ constexpr ColumnKernel kColumnKernel8{column_sums_8, 4, dequantize_fp4_column_bl
             reinterpret_cast<const __m128i*>(first_row + r * row_bytes + block * 16));
     };
     for (std::int64_t block = 0; block < blocks; ++block) {
+        // The 16 rows are 16 interleaved streams the hardware prefetchers pick up late (each
+        // expert's codes come from main memory once): fetch each row's codes 4 cache lines
+        // ahead, a line per 4 blocks (a quarter less time here on the 2-core VM).
+        if (block % 4 == 0) {
+            for (std::int64_t r = 0; r < kColumns; ++r) {
+                __builtin_prefetch(first_row + r * row_bytes + (block + 16) * 16);
+            }
+        }
         float row_scale[kColumns];
         for (std::int64_t r = 0; r < kColumns; ++r) {
             row_scale[r] = decode_e8m0(m.scales[(row0 + r) * blocks + block]);
