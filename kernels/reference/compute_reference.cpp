@@ -362,9 +362,10 @@ void dequantize_column_block(const ColumnKernel& kernel, const ExpertMatrix& m, 
     }
 }
 
-// Splits `count` slots into passes of at most `most`, as even as they come (37 at 8: 8, 8, 7,
-// 7, 7, not 8, 8, 8, 8, 5): a pass of few slots has few add chains and runs at the add
-// latency, so evening them out saves more than the pass count costs. body(first, n) per pass.
+// Splits `count` slots into passes of at most `most`, as even as they come (37 at 8: five
+// passes of 7 or 8, not 8, 8, 8, 8, 5): a pass of few slots has few add chains and runs at
+// the add latency, so evening them out saves more than the pass count costs. body(first, n)
+// per pass.
 template <typename Body>
 void for_each_pass(std::int64_t count, int most, const Body& body) {
     const std::int64_t passes = (count + most - 1) / most;
