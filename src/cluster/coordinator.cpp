@@ -95,8 +95,8 @@ void Coordinator::plan_missing_work() {
         if (shape.decision || !shape.planned().unsupported_reason.empty()) continue;
         to_measure += shape.missing_indexes().size();
     }
-    const std::size_t chunk_size =
-        c_.options->chunk_size.value_or(default_chunk_size(to_measure, world_size()));
+    const std::size_t chunk_size = c_.options->chunk_size.value_or(default_chunk_size(
+        to_measure, world_size(), candidates_per_full_measurement(c_.options->policy)));
     ChunkSettings settings;
     settings.seed = c_.options->seed;
     settings.measurement = wire::measurement_settings(c_.options->policy.measurement);

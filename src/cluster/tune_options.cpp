@@ -107,7 +107,8 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
         "(--screen_warmup, --screen_iters), and only one the screen cannot rule out against the "
         "chunk's incumbent (by the promotion bar) or its best fully measured candidate gets the "
         "full measurement and may reach the race; a pruned candidate is status ok with its "
-        "screen timing and the bound that pruned it (docs/operations.md)",
+        "screen timing and the bound that pruned it; its default chunks are larger (--chunk) "
+        "(docs/operations.md)",
         cxxopts::value<std::string>()->default_value(std::string(tuning::to_string(search.mode))))(
         "screen_warmup", "--search screen: untimed runs before the screen's timed runs",
         cxxopts::value<std::string>()->default_value(text(search.screen_warmup)))(
@@ -151,7 +152,11 @@ cxxopts::Options make_options(const tuning::TuningPolicy& defaults) {
     options.add_options("run")(
         "batch", "decided shapes between two writes of the tuned CSV",
         cxxopts::value<std::string>()->default_value(text(defaults.run.batch)))(
-        "chunk", "candidates per chunk (default: enough chunks to keep every rank busy)",
+        "chunk",
+        "candidates per chunk, each chunk also measuring the incumbent in full (default: about 3 "
+        "chunks per rank, within 4..64 candidates for --search exhaustive and, for --search "
+        "screen, that many full measurements' worth of screens: 36..576 at the default runs, "
+        "so the incumbent stays under ~2% of the runs of a full-size chunk)",
         cxxopts::value<std::string>())(
         "compare", "replay each decided shape end to end before (incumbent) and after (new row)")(
         "update_improved", "with --compare: write only the rows that improved by the gate's bar")(

@@ -7,10 +7,23 @@
 
 namespace fhmoe::cluster {
 
-std::size_t default_chunk_size(std::size_t candidates_to_measure, int ranks) {
+std::size_t candidates_per_full_measurement(const tuning::TuningPolicy& policy) {
+    if (policy.search.mode != tuning::SearchMode::screen) return 1;
+    // One checked run each way: both searches check every candidate before timing it.
+    const std::size_t full_runs =
+        static_cast<std::size_t>(1 + policy.measurement.warmup + policy.measurement.iters);
+    const std::size_t screen_runs =
+        static_cast<std::size_t>(1 + policy.search.screen_warmup + policy.search.screen_iters);
+    return std::max<std::size_t>(1, full_runs / screen_runs);
+}
+
+std::size_t default_chunk_size(std::size_t candidates_to_measure, int ranks,
+                               std::size_t per_full_measurement) {
+    FHMOE_CHECK(per_full_measurement >= 1, "candidates per full measurement must be at least 1");
     const std::size_t target_chunks = 3 * static_cast<std::size_t>(std::max(ranks, 1));
     const std::size_t size = (candidates_to_measure + target_chunks - 1) / target_chunks;
-    return std::clamp(size, min_default_chunk, max_default_chunk);
+    return std::clamp(size, min_default_chunk * per_full_measurement,
+                      max_default_chunk * per_full_measurement);
 }
 
 std::size_t chunk_count(std::size_t indexes, bool incumbent_needed, std::size_t chunk_size) {
