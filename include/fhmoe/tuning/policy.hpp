@@ -97,8 +97,9 @@ enum class SearchMode {
 
 struct SearchPolicy {
     // screen by default: over 20 seeds of the DSV4 catalogue on the sim backend it publishes
-    // what exhaustive publishes for about 1/8 of the timed runs (bench/screen_quality,
-    // docs/performance.md). --search exhaustive is aiter's behaviour.
+    // what exhaustive publishes for about 1/9 of the chunks' timed runs, every chunk's
+    // incumbent counted (bench/screen_quality, docs/performance.md); on an H200 7.4x the
+    // candidates per hour. --search exhaustive is aiter's behaviour.
     SearchMode mode = SearchMode::screen;
     // --screen_warmup: untimed runs between the checked run and the screen's timed runs,
     // so the screen does not time a cold first launch.
