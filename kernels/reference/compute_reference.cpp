@@ -117,41 +117,47 @@ struct ExpertMatrix {
 // time keeps the writes in a 2 KiB span.
 using DequantizeColumnBlock = void (*)(const ExpertMatrix& m, std::int64_t row0, float* out);
 
-void dequantize_fp8_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
+// Calls row_block(row, block, scale, column) for every 1x32 block of rows [row0, row0 +
+// kColumns), block by block: `column` is where the block's element 0 of that row goes (its
+// element i at column[i * kColumns]).
+template <typename RowBlock>
+void for_each_row_block(const ExpertMatrix& m, std::int64_t row0, float* out,
+                        const RowBlock& row_block) {
     const std::int64_t blocks = m.k / kMxBlockSize;
-    const float* fp8 = fp8_values().value;
     for (std::int64_t block = 0; block < blocks; ++block) {
         float* block_out = out + block * kMxBlockSize * kColumns;
         for (std::int64_t r = 0; r < kColumns; ++r) {
             const std::int64_t row = row0 + r;
-            const float scale = decode_e8m0(m.scales[row * blocks + block]);
-            const std::uint8_t* codes = m.codes + row * m.k + block * kMxBlockSize;
-            for (int i = 0; i < kMxBlockSize; ++i) {
-                block_out[i * kColumns + r] = fp8[codes[i]] * scale;
-            }
+            row_block(row, block, decode_e8m0(m.scales[row * blocks + block]), block_out + r);
         }
     }
 }
 
+void dequantize_fp8_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
+    const float* fp8 = fp8_values().value;
+    for_each_row_block(m, row0, out,
+                       [&](std::int64_t row, std::int64_t block, float scale, float* column) {
+                           const std::uint8_t* codes = m.codes + row * m.k + block * kMxBlockSize;
+                           for (int i = 0; i < kMxBlockSize; ++i) {
+                               column[i * kColumns] = fp8[codes[i]] * scale;
+                           }
+                       });
+}
+
 void dequantize_fp4_column_block(const ExpertMatrix& m, std::int64_t row0, float* out) {
-    const std::int64_t blocks = m.k / kMxBlockSize;
     const float* fp4 = fp4_values().value;
-    for (std::int64_t block = 0; block < blocks; ++block) {
-        float* block_out = out + block * kMxBlockSize * kColumns;
-        for (std::int64_t r = 0; r < kColumns; ++r) {
-            const std::int64_t row = row0 + r;
-            const float scale = decode_e8m0(m.scales[row * blocks + block]);
+    for_each_row_block(
+        m, row0, out, [&](std::int64_t row, std::int64_t block, float scale, float* column) {
             // The block's 16 possible products, formed once for its 32 elements.
             float scaled[16];
             for (int code = 0; code < 16; ++code) scaled[code] = fp4[code] * scale;
             const std::uint8_t* packed = m.codes + (row * m.k + block * kMxBlockSize) / 2;
             for (int i = 0; i < kMxBlockSize / 2; ++i) {
                 const std::uint8_t byte = packed[i];
-                block_out[(2 * i) * kColumns + r] = scaled[byte & 0x0F];
-                block_out[(2 * i + 1) * kColumns + r] = scaled[byte >> 4];
+                column[(2 * i) * kColumns] = scaled[byte & 0x0F];
+                column[(2 * i + 1) * kColumns] = scaled[byte >> 4];
             }
-        }
-    }
+        });
 }
 
 // An expert's W1 [2I, H] and W2 [H, I]: the routed ones' FP4 slices, or the shared expert's
