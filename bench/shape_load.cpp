@@ -95,8 +95,6 @@ Options parse(int argc, char** argv) {
 }
 
 #if defined(FHMOE_SHAPE_LOAD_UPLOAD)
-bool device_bound = false;  // bind_device() succeeded
-
 // Whether device 0 can take an upload; without one the bench still times the arrangement.
 bool bind_device() {
     try {
@@ -113,7 +111,7 @@ bool bind_device() {
 // its activations and routing onto the kept weights (generate_token_inputs), runs the
 // reference, and uploads only its inputs onto the kept device weights. The weights come from
 // the first token count in the list, drawn (and uploaded) before the table.
-void print_kept_weight_loads(const Options& options) {
+void print_kept_weight_loads(const Options& options, [[maybe_unused]] bool device) {
     std::printf(
         "\nloads onto kept weights (the worker's next token count of one model); seconds\n");
     std::printf("%-6s %8s %9s %8s %8s  %-16s\n", "tokens", "inputs", "reference", "upload", "total",
@@ -122,7 +120,7 @@ void print_kept_weight_loads(const Options& options) {
         fhmoe::family::dsv4_i384_shape(options.tokens.front()), options.seed);
 #if defined(FHMOE_SHAPE_LOAD_UPLOAD)
     std::shared_ptr<const fhmoe::kernels::GpuWeights> weights;
-    if (device_bound) weights = std::make_shared<const fhmoe::kernels::GpuWeights>(problem, 1);
+    if (device) weights = std::make_shared<const fhmoe::kernels::GpuWeights>(problem, 1);
 #endif
     for (const std::int64_t tokens : options.tokens) {
         auto start = Clock::now();
@@ -157,9 +155,9 @@ int main(int argc, char** argv) {
     const Options options = parse(argc, argv);
     std::optional<fhmoe::kernels::ScopedHostThreads> threads;
     if (options.threads > 0) threads.emplace(options.threads);
+    bool device = false;  // device 0 takes uploads
 #if defined(FHMOE_SHAPE_LOAD_UPLOAD)
-    device_bound = bind_device();
-    const bool device = device_bound;
+    device = bind_device();
 #endif
     std::printf(
         "shape loads, DSV4 I384 (H 7168, I 384, E 385, topk 7), seed %llu; host cores %u, "
@@ -204,6 +202,6 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(reference.digest));
         std::fflush(stdout);
     }
-    print_kept_weight_loads(options);
+    print_kept_weight_loads(options, device);
     return 0;
 }
