@@ -272,8 +272,15 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     }
 }
 
+// Two workgroups per multiprocessor where the kernel needs no more than 128 registers a thread
+// (accumulate_tiles' one-group loop beside its general one made the compiler take up to 155
+// without the bound, and half the resident workgroups with them).
 template <int TG, int P>
-__global__ void __launch_bounds__(kThreads) matrix_stage2_kernel(MatrixStage2Args args) {
+constexpr int kStage2MinWorkgroups = (TG <= 2 && P <= 2) || (TG <= 4 && P == 1) ? 2 : 1;
+
+template <int TG, int P>
+__global__ void __launch_bounds__(kThreads, (kStage2MinWorkgroups<TG, P>))
+    matrix_stage2_kernel(MatrixStage2Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const std::int64_t tile = blockIdx.x;
     const std::int64_t n_tiles = args.shape.hidden / args.tile_n;
