@@ -32,7 +32,7 @@ struct MatrixOpPath {
           dims(shape_key),
           atomic(chosen.stage2.mode == family::Stage2Mode::atomic),
           fused_routing(routes_in_one_launch(dims)),
-          rows(sorted_rows_bound(dims, chosen.block_m)),
+          rows(dims.sorted_rows_bound(chosen.block_m)),
           stage1_tiles((rows + chosen.stage1.tile_m - 1) / chosen.stage1.tile_m *
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *

@@ -38,7 +38,7 @@ struct ScalarOpPath {
           slot_out(atomic ? 0 : element_count(dims.slot_rows() * dims.hidden)),
           out(dims.x_elements()),
           tile_counter(1),
-          partial_rows(std::min(capacity_rows, sorted_rows_bound(dims, chosen.block_m))),
+          partial_rows(std::min(capacity_rows, dims.sorted_rows_bound(chosen.block_m))),
           k_splits(stage1_k_splits(geometry1,
                                    (partial_rows + geometry1.tile_m - 1) / geometry1.tile_m *
                                        (dims.inter / geometry1.tile_n),

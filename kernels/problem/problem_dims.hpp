@@ -32,6 +32,19 @@ struct ProblemDims {
     std::int64_t inter_blocks() const { return inter / kMxBlockSize; }
     std::int64_t slot_rows() const { return tokens * topk; }
 
+    // The most rows a routing sorted by expert and padded to block_m can fill: k experts in
+    // use, expert e with n_e >= 1 entries, fill sum(ceil(n_e / block_m)) blocks
+    // = k + sum(floor((n_e - 1) / block_m)) <= k + floor((n - k) / block_m) for n entries,
+    // which grows with k, so k = min(E, n) bounds it, and a routing reaches it (min(E, n) - 1
+    // experts with one entry, the rest on one). At one DSV4 token: 7 blocks (the previous
+    // bound, ceil(n / block_m) + min(E, n), said 8); the stage kernels' grids and stage1's K
+    // split are sized by it before the routing is known.
+    std::int64_t sorted_rows_bound(std::int64_t block_m) const {
+        const std::int64_t entries = slot_rows();
+        const std::int64_t used = entries < experts ? entries : experts;
+        return (used + (entries - used) / block_m) * block_m;
+    }
+
     std::size_t x_elements() const { return static_cast<std::size_t>(tokens * hidden); }
     std::size_t routing_elements() const { return static_cast<std::size_t>(tokens * topk); }
     std::size_t w1_bytes() const {
