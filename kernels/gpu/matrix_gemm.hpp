@@ -395,9 +395,10 @@ __device__ __forceinline__ void accumulate_tiles(const WarpTileOperands& op, int
     if constexpr (TG > 1) {
         // One token group holds every real row (1-8 tokens of an expert: every tile at decode,
         // most up to a few hundred DSV4 tokens): the one-group loop, without the other groups'
-        // predicated loads and checks in every step. Stage2 2-4 % faster at 64-1024 DSV4
-        // tokens; the same in stage1's accumulate_pairs was 1-2 % faster at 1-256 tokens but
-        // 3 % slower at 1024 (the two loops cost its two-group path a few spilled registers).
+        // predicated loads and checks in every step. Stage2 4 % faster at 64 and 256 DSV4
+        // tokens, the whole op 1-3 % at 1-256; the same in stage1's accumulate_pairs was 1-2 %
+        // faster at 1-256 tokens but 3 % slower at 1024 (the two loops cost its two-group path
+        // a few spilled registers).
         if (op.groups == 1) {
             accumulate_tiles<1, P, kStages, kFp4>(op, pairs_per_tile, tiles,
                                                   [&](const float(&one)[1][4], int tile) {
