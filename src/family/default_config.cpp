@@ -21,7 +21,10 @@ namespace {
 // few routed rows on (DSV4: 8 tokens), 1024-column stage2 tiles (eight weight tiles per warp):
 // 6-11 % off the whole op at 16-1024 tokens (11:42 UTC 2026-12-02); below, they leave most
 // multiprocessors idle (one token: 52 us against 37). The large tiles' stage2: 512 columns
-// (2048 tokens: 2720 us against 2843 at 128).
+// (2048 tokens: 2720 us against 2843 at 128). Since stage1's K split counts the tiles the
+// routing can really fill (21:05 UTC 2026-12-02), this choice is 4.7 % off the fastest at one
+// DSV4 token and 14 % at four, where one K warp per weight tile wins (measured at those two
+// token counts only: not yet a rule).
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
