@@ -42,6 +42,17 @@ void arrange_scales(const std::uint8_t* scales, MatrixShape m, std::int64_t tile
     }
 }
 
+// A packed MXFP4 byte (element 2k in the low nibble, 2k + 1 in the high one, each s.e1e0.m)
+// with its elements' bits where the K loop's conversion wants them (gpu/mma_fragments.hpp's
+// fp4x8_to_f16x8): element 2k's magnitude at bits 1-3 and sign at bit 7, its FP16 code's high
+// byte under one mask; element 2k + 1's magnitude at bits 4-6 and sign at bit 0.
+std::uint8_t fp4_pair_for_conversion(std::uint8_t packed) {
+    const unsigned low = packed & 0xFu;
+    const unsigned high = packed >> 4;
+    return static_cast<std::uint8_t>(((low & 7u) << 1) | ((low & 8u) << 4) | ((high & 7u) << 4) |
+                                     (high >> 3));
+}
+
 void arrange_fp4(const std::uint8_t* codes, const std::uint8_t* scales, MatrixShape m,
                  const TileRows& tile_rows, std::uint8_t* out_codes, std::uint8_t* out_scales) {
     const std::int64_t pairs = m.k / kPairK;
@@ -58,8 +69,10 @@ void arrange_fp4(const std::uint8_t* codes, const std::uint8_t* scales, MatrixSh
                         out_codes + ((tile * pairs + pair) * 32 + 4 * g + t) * kLaneBytes;
                     for (int half = 0; half < 2; ++half) {
                         const std::int64_t byte = (2 * pair + half) * (kMxBlockSize / 2) + 4 * t;
-                        std::memcpy(dst + 8 * half, src_a + byte, 4);
-                        std::memcpy(dst + 8 * half + 4, src_b + byte, 4);
+                        for (int b = 0; b < 4; ++b) {
+                            dst[8 * half + b] = fp4_pair_for_conversion(src_a[byte + b]);
+                            dst[8 * half + 4 + b] = fp4_pair_for_conversion(src_b[byte + b]);
+                        }
                     }
                 }
             }

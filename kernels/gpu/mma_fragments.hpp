@@ -68,12 +68,15 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t word, bool
     return out;
 }
 
-// A packed FP4 word (elements e0..e7, e0 in the low nibble) -> four FP16 pairs (scaled by
-// 2^-14): (e0,e2) (e4,e6) (e1,e3) (e5,e7). Each byte of `even`/`odd` holds the high byte of
-// one element's FP16 code (its low byte is zero); byte_perm then places two of them.
+// A packed FP4 word as arranged at upload (byte k holds e2k and e2k+1: e2k's magnitude at bits
+// 1-3 and sign at bit 7, e2k+1's at bits 4-6 and bit 0; gpu/matrix_weights.cpp) -> four FP16
+// pairs (scaled by 2^-14): (e0,e2) (e4,e6) (e1,e3) (e5,e7). Each byte of `even`/`odd` holds
+// the high byte of one element's FP16 code (its low byte is zero); byte_perm then places two
+// of them. The even elements' codes are one mask of the word: 9 instructions per word, where
+// the MXFP4 nibbles as stored took 11.
 __device__ __forceinline__ void fp4x8_to_f16x8(std::uint32_t word, std::uint32_t (&out)[4]) {
-    const std::uint32_t even = ((word << 4) & 0x80808080u) | ((word << 1) & 0x0E0E0E0Eu);
-    const std::uint32_t odd = (word & 0x80808080u) | ((word >> 3) & 0x0E0E0E0Eu);
+    const std::uint32_t even = word & 0x8E8E8E8Eu;
+    const std::uint32_t odd = ((word >> 3) & 0x0E0E0E0Eu) | ((word & 0x01010101u) << 7);
     // Selector nibbles pick bytes of (x, 0): 4 is a zero byte.
     out[0] = __byte_perm(even, 0u, 0x1404);
     out[1] = __byte_perm(even, 0u, 0x3424);
@@ -87,30 +90,33 @@ __device__ __forceinline__ void fp4x8_to_f16x8(std::uint32_t word, std::uint32_t
 // elements), its sign bit is moved in, and one BF16 multiplication per pair applies the scale
 // 2^(code - 127) (`scale_pair`: its BF16 code, code << 7, in both halves). Exact: an FP4 value
 // has 2 significant bits, and a scale code 0 (only all-zero blocks) is 0, as e8m0_float makes
-// it. 22 instructions per word, where FP16 codes, FP32 products and a BF16 pack took 31.
+// it. 24 instructions per word (22 on the MXFP4 nibbles as stored), where FP16 codes, FP32
+// products and a BF16 pack took 31.
 __device__ __forceinline__ void fp4x8_to_scaled_bf16x8(std::uint32_t word, std::uint32_t scale_pair,
                                                        std::uint32_t (&out)[4]) {
     // BF16 codes of the magnitudes 0, 0.5, 1, 1.5, 2, 3, 4, 6: high bytes, then low bytes.
     constexpr std::uint32_t kHigh0 = 0x3F3F3F00u, kHigh1 = 0x40404040u;
     constexpr std::uint32_t kLow0 = 0xC0800000u, kLow1 = 0xC0804000u;
-    const std::uint32_t magnitudes = word & 0x77777777u;  // a selector's bit 3 is a mode bit
+    // Nibble i: element i's magnitude (the upload's bit order, fp4x8_to_f16x8); a selector's
+    // bit 3 is a mode bit.
+    const std::uint32_t magnitudes = ((word >> 1) & 0x07070707u) | (word & 0x70707070u);
     const std::uint32_t upper = magnitudes >> 16;
     // Bytes j of high_a/low_a: element j's codes (j = 0..3); of high_b/low_b: element 4 + j's.
     const std::uint32_t high_a = __byte_perm(kHigh0, kHigh1, magnitudes);
     const std::uint32_t low_a = __byte_perm(kLow0, kLow1, magnitudes);
     const std::uint32_t high_b = __byte_perm(kHigh0, kHigh1, upper);
     const std::uint32_t low_b = __byte_perm(kLow0, kLow1, upper);
-    // Sign bits (bit 3 of each element): bytes 0 and 1 (2 and 3) of the word moved to bytes 1
-    // and 3 put elements 1 and 3 (5 and 7) at bits 15 and 31, elements 0 and 2 (4 and 6) at
-    // bits 11 and 27.
+    // Sign bits (bit 7 of a byte for its even element, bit 0 for its odd one): bytes 0 and 1
+    // (2 and 3) of the word moved to bytes 1 and 3 put elements 0 and 2 (4 and 6) at bits 15
+    // and 31, elements 1 and 3 (5 and 7) at bits 8 and 24.
     const std::uint32_t signs_a = __byte_perm(word, 0u, 0x1404);
     const std::uint32_t signs_b = __byte_perm(word, 0u, 0x3424);
     constexpr std::uint32_t kSignBits = 0x80008000u;
     const std::uint32_t pairs[4] = {
-        __byte_perm(low_a, high_a, 0x6240) | ((signs_a << 4) & kSignBits),  // (e0, e2)
-        __byte_perm(low_b, high_b, 0x6240) | ((signs_b << 4) & kSignBits),  // (e4, e6)
-        __byte_perm(low_a, high_a, 0x7351) | (signs_a & kSignBits),         // (e1, e3)
-        __byte_perm(low_b, high_b, 0x7351) | (signs_b & kSignBits),         // (e5, e7)
+        __byte_perm(low_a, high_a, 0x6240) | (signs_a & kSignBits),         // (e0, e2)
+        __byte_perm(low_b, high_b, 0x6240) | (signs_b & kSignBits),         // (e4, e6)
+        __byte_perm(low_a, high_a, 0x7351) | ((signs_a << 7) & kSignBits),  // (e1, e3)
+        __byte_perm(low_b, high_b, 0x7351) | ((signs_b << 7) & kSignBits),  // (e5, e7)
     };
 #pragma unroll
     for (int i = 0; i < 4; ++i) {
