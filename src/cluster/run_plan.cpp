@@ -112,7 +112,9 @@ std::map<std::string, std::string> run_fingerprint(const TuneOptions& options,
     f["candidate_sample"] =
         options.candidate_sample ? std::to_string(*options.candidate_sample) : "catalogue";
     for (const tuning::NamedPolicyValue& field : tuning::named_policy_values(options.policy)) {
-        if (field.changes_results) f[field.name] = number(field.value);
+        // A word-valued flag as its word, so that a refused --resume names it as typed.
+        if (field.changes_results)
+            f[field.name] = field.word.empty() ? number(field.value) : field.word;
     }
     return f;
 }

@@ -38,7 +38,8 @@ std::vector<NamedPolicyValue> named_policy_values(const TuningPolicy& policy) {
         {"rounds", static_cast<double>(policy.finalist.rounds)},
         {"max_rounds", static_cast<double>(policy.finalist.max_rounds)},
         // --search: screen 1, exhaustive 0 (a number, as every /policy row is).
-        {"search", policy.search.mode == SearchMode::screen ? 1.0 : 0.0},
+        {"search", policy.search.mode == SearchMode::screen ? 1.0 : 0.0, true, false,
+         std::string(to_string(policy.search.mode))},
         {"screen_warmup", static_cast<double>(policy.search.screen_warmup)},
         {"screen_iters", static_cast<double>(policy.search.screen_iters)},
         {"screen_error_rate", policy.search.screen_error_rate},

@@ -56,6 +56,20 @@ TEST(TuneMpiInput, ResumeOfAnotherRunIsRefusedNamingTheDifference) {
     EXPECT_EQ(read_file(dir + "/journal.bin"), journal_before);
 }
 
+// A word-valued flag is named in the refusal as the CLI spells it, not as its /policy number.
+TEST(TuneMpiInput, ResumeRefusalNamesTheSearchModeAsTyped) {
+    const std::string dir = fresh_directory();
+    ASSERT_EQ(run_tuner(dir, 1, small_run_args(dir, "sim", 4, 1)).exit_code, 0);
+    const std::string journal_before = read_file(dir + "/journal.bin");
+    auto args = small_run_args(dir, "sim", 4, 1);
+    args.insert(args.end(), {"--search", "exhaustive", "--resume"});
+    const TunerExit exit = run_tuner(dir, 1, args);
+    EXPECT_EQ(exit.exit_code, 2) << exit.log;
+    EXPECT_NE(exit.log.find("search: journal 'screen', now 'exhaustive'"), std::string::npos)
+        << exit.log;
+    EXPECT_EQ(read_file(dir + "/journal.bin"), journal_before);
+}
+
 // A journal is never overwritten: a finished run's is kept under another name and the new
 // run starts (issue #15; an unfinished run's is still refused: tune_mpi_rerun_test.cpp).
 TEST(TuneMpiInput, ANewRunNeverOverwritesAJournal) {

@@ -132,12 +132,15 @@ TuningPolicy default_policy();
 // other flagless fields by their own name), its value as a number (a switch is 1 or 0), and
 // whether it changes what a candidate measures or how a decision is made. batch only paces
 // the writes of the tuned CSV, so a resumed run may change it. `is_switch`: the value is a
-// boolean (JSON writes it as true/false, not 1/0).
+// boolean (JSON writes it as true/false, not 1/0). `word`: the value as the CLI spells it when
+// the flag takes a word rather than a number ("screen" for --search), else empty; messages
+// that show a value to a person use it.
 struct NamedPolicyValue {
     std::string name;
     double value = 0.0;
     bool changes_results = true;
     bool is_switch = false;
+    std::string word = {};
 };
 
 // Every field of the policy, in a fixed order. The only list of policy names: the archive's
