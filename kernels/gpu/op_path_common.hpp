@@ -3,7 +3,6 @@
 // What both op paths (matrix_op_path.hpp, scalar_op_path.hpp) size and describe the same way
 // (host side of the device TUs).
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
