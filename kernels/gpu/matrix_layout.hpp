@@ -24,9 +24,11 @@
 // Layouts (K = the GEMM's reduction length, a multiple of 64; blocks of 32, pairs of blocks):
 //   FP4 weights   [matrix][tile][K/64 pairs][32 lanes][16 B]: per lane, block 2p: row g's
 //                 packed word t, row g+8's word t; then block 2p+1 the same. Each byte's two
-//                 elements in the bit order the K loop's conversion wants (magnitude and sign
-//                 of the even one at bits 1-3 and 7, of the odd one at 4-6 and 0:
-//                 gpu/matrix_weights.cpp's fp4_pair_for_conversion).
+//                 elements (MXFP4's 2k low nibble, 2k + 1 high) rearranged at upload: the even
+//                 one's magnitude at bits 1-3 and sign at bit 7, the odd one's at 4-6 and 0,
+//                 so that one mask of a word is the even elements' FP16 codes' high bytes
+//                 (gpu/mma_fragments.hpp's fp4x8_to_f16x8; 9 instructions per word, 11 on
+//                 the nibbles as stored).
 //   FP8 weights   [tile][K/32 blocks][32 lanes][16 B]: row g's elements 8t..8t+7 in the order
 //                 e0 e2 e4 e6 e1 e3 e5 e7, then row g+8's.
 //   weight scales [matrix][tile][K/64 pairs][8 g][4 B]: row g block 2p, row g block 2p+1,

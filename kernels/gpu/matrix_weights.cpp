@@ -43,9 +43,7 @@ void arrange_scales(const std::uint8_t* scales, MatrixShape m, std::int64_t tile
 }
 
 // A packed MXFP4 byte (element 2k in the low nibble, 2k + 1 in the high one, each s.e1e0.m)
-// with its elements' bits where the K loop's conversion wants them (gpu/mma_fragments.hpp's
-// fp4x8_to_f16x8): element 2k's magnitude at bits 1-3 and sign at bit 7, its FP16 code's high
-// byte under one mask; element 2k + 1's magnitude at bits 4-6 and sign at bit 0.
+// in the FP4 weights' bit order (gpu/matrix_layout.hpp says which bit goes where and why).
 std::uint8_t fp4_pair_for_conversion(std::uint8_t packed) {
     const unsigned low = packed & 0xFu;
     const unsigned high = packed >> 4;

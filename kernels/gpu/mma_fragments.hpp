@@ -68,12 +68,10 @@ __device__ __forceinline__ std::uint32_t fp8x2_to_f16x2(std::uint32_t word, bool
     return out;
 }
 
-// A packed FP4 word as arranged at upload (byte k holds e2k and e2k+1: e2k's magnitude at bits
-// 1-3 and sign at bit 7, e2k+1's at bits 4-6 and bit 0; gpu/matrix_weights.cpp) -> four FP16
-// pairs (scaled by 2^-14): (e0,e2) (e4,e6) (e1,e3) (e5,e7). Each byte of `even`/`odd` holds
-// the high byte of one element's FP16 code (its low byte is zero); byte_perm then places two
-// of them. The even elements' codes are one mask of the word: 9 instructions per word, where
-// the MXFP4 nibbles as stored took 11.
+// A packed FP4 word in the upload's bit order (byte k holds e2k and e2k+1,
+// gpu/matrix_layout.hpp) -> four FP16 pairs (scaled by 2^-14): (e0,e2) (e4,e6) (e1,e3)
+// (e5,e7). Each byte of `even`/`odd` holds the high byte of one element's FP16 code (its low
+// byte is zero); byte_perm then places two of them.
 __device__ __forceinline__ void fp4x8_to_f16x8(std::uint32_t word, std::uint32_t (&out)[4]) {
     const std::uint32_t even = word & 0x8E8E8E8Eu;
     const std::uint32_t odd = ((word >> 3) & 0x0E0E0E0Eu) | ((word & 0x01010101u) << 7);
