@@ -59,6 +59,9 @@ struct MatrixStage1Args {
     std::uint16_t* h_values = nullptr;         // fused, stage2 on large tiles: h as BF16 values
     float* partials = nullptr;                 // k_splits > 1: [tile][split][tile_m][tile_n][2]
     std::uint32_t* split_counters = nullptr;   // [tile], zero between runs
+    // Small tiles: each K-warp group's warps share one copy of the step's activations
+    // (gpu/matrix_staged_activations.hpp); matrix_stage1_stages_activations decides.
+    bool staged_activations = false;
 };
 
 struct MatrixStage2Args {
@@ -109,11 +112,32 @@ FHMOE_HOST_DEVICE inline constexpr int matrix_shared_activation_ring_bytes(int p
     return matrix_shared_stages(pairs_per_step, tile_m, warps) * pairs_per_step * tile_m * 128;
 }
 
-// Dynamic shared memory of a stage1 workgroup: the warps' rings (the K warps' partial sums
-// reuse that space once every warp has left its K loop), the tile's activation rows, (fused)
-// the h tile the epilogue quantizes, two flags.
+// The small tiles' staged activations (gpu/matrix_staged_activations.hpp): one ring per K-warp
+// group, as deep as the weight rings: per stage and pair, each token group's fragments (32
+// lanes x 16 bytes) and its 8 rows' scale words.
+FHMOE_HOST_DEVICE inline constexpr int matrix_staged_activation_ring_bytes(int pairs_per_step,
+                                                                           int tile_m,
+                                                                           int stages) {
+    return stages * pairs_per_step * (tile_m / 8) * (32 * 16 + 8 * 4);
+}
+
+// Whether a small-tile stage1 stages its activations: with at most two K warps (with four the
+// per-step barrier of a group of warps costs more than it saves), at most 8 warps (the kernel
+// build that has a staged twin) and from 4 routed rows per expert on (below, a tile holds a
+// token group or two and the loop waits on latency, not on its activation loads). Measured on
+// the H200 with DSV4 (docs/performance.md, 2026-12-03): stage1 3-10 % faster at 256 and 2048
+// tokens with one or two K warps, 1-9 % slower with four, or at 1-64 tokens.
+inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
+                                             std::int64_t routed_rows_per_expert) {
+    return !matrix_uses_shared_tile(tile_m) && k_waves <= 2 && waves * k_waves <= 8 &&
+           routed_rows_per_expert >= 4;
+}
+
+// Dynamic shared memory of a stage1 workgroup: the warps' rings and (staged) the K-warp groups'
+// activation rings (the K warps' partial sums reuse that space once every warp has left its K
+// loop), the tile's activation rows, (fused) the h tile the epilogue quantizes, two flags.
 inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int waves, int k_waves,
-                                      bool fused) {
+                                      bool fused, bool staged = false) {
     const int warps = waves * k_waves;
     const int step = matrix_pairs_per_step(tile_k);
     if (matrix_uses_shared_tile(tile_m)) {
@@ -122,7 +146,11 @@ inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int wa
                matrix_shared_activation_ring_bytes(step, tile_m, warps) + tile_m * 4 +
                (fused ? tile_m * tile_n * 4 : 0) + 16;
     }
-    const int rings = warps * matrix_ring_bytes_per_warp(step, warps);
+    const int rings =
+        warps * matrix_ring_bytes_per_warp(step, warps) +
+        (staged ? k_waves * matrix_staged_activation_ring_bytes(
+                                step, tile_m, matrix_ring_stages(step, warps))
+                : 0);
     const int reduction = (k_waves - 1) * waves * 32 * (tile_m / 8) * 4 * 4;
     const int rows = tile_m * 4;
     const int staging = fused ? tile_m * tile_n * 4 : 0;
@@ -151,7 +179,7 @@ inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
 int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor, int k_waves,
                            std::int64_t k_pairs, int pairs_per_step, int multiprocessors);
 int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
-                                                int k_waves, bool fused);
+                                                int k_waves, bool fused, bool staged);
 
 void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int tile_k,
                           hipStream_t stream);

@@ -29,6 +29,12 @@ struct WarpTileOperands {
     // dependent launch, gpu/dependent_launch.hpp): the K loop waits for that kernel after its
     // first weight copies are in flight and before its first activation read.
     bool wait_before_reads = false;
+    // Activations staged for a group of warps (gpu/matrix_staged_activations.hpp): the group's
+    // ring, its warps (each copies a share), this warp's index among them, its named barrier.
+    unsigned char* activation_ring = nullptr;
+    int sharing_warps = 1;
+    int share = 0;
+    int barrier = 1;
 };
 
 __device__ __forceinline__ uint4 load_lane16(const std::uint8_t* p) {

@@ -32,6 +32,7 @@ struct MatrixOpPath {
           dims(shape_key),
           atomic(chosen.stage2.mode == family::Stage2Mode::atomic),
           fused_routing(routes_in_one_launch(dims)),
+          staged_activations(stages_activations(shape_key, chosen)),
           rows(dims.sorted_rows_bound(chosen.block_m)),
           stage1_tiles((rows + chosen.stage1.tile_m - 1) / chosen.stage1.tile_m *
                        (dims.inter / chosen.stage1.tile_n)),
@@ -41,7 +42,8 @@ struct MatrixOpPath {
               stage1_tiles,
               matrix_stage1_workgroups_per_multiprocessor(
                   chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
-                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out),
+                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
+                  staged_activations),
               // Large token tiles' K warps split token groups, not K.
               matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
               dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
@@ -84,6 +86,20 @@ struct MatrixOpPath {
                     chosen.stage2.tile_m, chosen.stage2.tile_n, chosen.stage2.tile_k) *
                 bound_gpu_device().multiprocessors;
         }
+    }
+
+    // matrix_stage1_stages_activations, where the staged rings fit the device's shared memory
+    // (candidate_limits checks the footprint without them).
+    static bool stages_activations(const family::ShapeKey& shape, const family::Candidate& c) {
+        const family::Stage1Config& s1 = c.stage1;
+        const std::int64_t rows_per_expert =
+            shape.token * shape.routed_topk() / std::max<std::int64_t>(shape.routed_experts(), 1);
+        if (!matrix_stage1_stages_activations(s1.tile_m, s1.waves, s1.k_waves, rows_per_expert)) {
+            return false;
+        }
+        const int bytes = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
+                                                     s1.k_waves, s1.fused_fp8_out, true);
+        return static_cast<std::uint64_t>(bytes) <= bound_gpu_device().shared_bytes_per_block;
     }
 
     SortedView sorted_view() const { return sorted.view(); }
@@ -154,6 +170,7 @@ struct MatrixOpPath {
         s1.h_values = values_or_null(h_values);
         s1.partials = partials.data();
         s1.split_counters = split_counters.data();
+        s1.staged_activations = staged_activations;
         launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
         mark_stage(events, 3, s);
 
@@ -200,6 +217,7 @@ struct MatrixOpPath {
     ProblemDims dims;
     bool atomic;
     bool fused_routing;
+    bool staged_activations;  // stage1 (matrix_stage1_stages_activations)
     std::int64_t rows;  // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;

@@ -18,6 +18,7 @@
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
 #include "gpu/matrix_shared_gemm.hpp"
+#include "gpu/matrix_staged_activations.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
@@ -100,7 +101,7 @@ __device__ __forceinline__ void weight_tile_operands(const MatrixStage1Args& arg
 // Rounds run one K loop each: streaming them as stage2 does (accumulate_tiles) was measured
 // and not kept (its ~20 more registers per thread cost a quarter of the resident workgroups;
 // 16-row tiles 2-25 % slower with two rounds, docs/performance.md).
-template <int TG, int P, int kThreads>
+template <int TG, int P, int kThreads, bool kStaged>
 __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
                                          unsigned char* shared_bytes) {
     constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
@@ -125,6 +126,14 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
     op.groups = w.groups;
     op.ring = shared_bytes + warp * ring_bytes;
     op.weight_factor = w.fp4 ? kFp4AsFp16Factor : 1.0f;
+    if constexpr (kStaged) {
+        // After the warps' weight rings, one ring per K-warp group (matrix_stage1_shared_bytes).
+        op.activation_ring = shared_bytes + static_cast<int>(blockDim.x) / 32 * ring_bytes +
+                             kw * StagedActivationRing<TG, P, kStages>::kBytes;
+        op.sharing_warps = args.waves;
+        op.share = wn;
+        op.barrier = 1 + kw;  // barrier 0 is the workgroup's
+    }
 
     const int rounds = args.tile_n / 8 / args.waves;
     for (int round = 0; round < rounds; ++round) {
@@ -133,10 +142,18 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
         weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
-        if (w.fp4) {
-            accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+        if constexpr (kStaged) {
+            if (w.fp4) {
+                accumulate_pairs_staged<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+            } else {
+                accumulate_pairs_staged<TG, P, kStages, false>(acc, op, first_pair, end_pair);
+            }
         } else {
-            accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
+            if (w.fp4) {
+                accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+            } else {
+                accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
+            }
         }
 
         if (args.k_waves > 1) {
@@ -218,7 +235,7 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
 // KW: the large token tiles' k_waves as a template argument (each its own kernel: one
 // workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
 // the small tiles read args.k_waves and are built with KW = 1.
-template <int TG, int P, int kThreads, int KW>
+template <int TG, int P, int kThreads, int KW, bool kStaged = false>
 __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
@@ -250,7 +267,11 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
         front_bytes = warps_here * matrix_shared_weight_ring_bytes(P, kTileM, kThreads / 32) +
                       matrix_shared_activation_ring_bytes(P, kTileM, kThreads / 32);
     } else {
-        const int rings = warps_here * matrix_ring_bytes_per_warp(P, kThreads / 32);
+        const int rings = warps_here * matrix_ring_bytes_per_warp(P, kThreads / 32) +
+                          (kStaged
+                               ? args.k_waves * matrix_staged_activation_ring_bytes(
+                                                    P, kTileM, matrix_ring_stages(P, kThreads / 32))
+                               : 0);
         const int reduction = (args.k_waves - 1) * args.waves * 32 * TG * 4 * 4;
         front_bytes = rings > reduction ? rings : reduction;
     }
@@ -280,7 +301,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     if constexpr (kShared) {
         stage1_shared_tile_rounds<TG / KW, TG, P, kThreads>(args, w, shared_bytes);
     } else {
-        stage1_small_tile_rounds<TG, P, kThreads>(args, w, shared_bytes);
+        stage1_small_tile_rounds<TG, P, kThreads, kStaged>(args, w, shared_bytes);
     }
     if (args.k_splits > 1) {
         // The last workgroup of this tile to finish adds the splits, in split order.
@@ -356,50 +377,56 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
 
 using Stage1Kernel = void (*)(MatrixStage1Args);
 
+// Staged builds (gpu/matrix_staged_activations.hpp) exist for the small tiles' 8-warp build
+// only (matrix_stage1_stages_activations): the two loops in one kernel cost the unstaged one
+// 20-50 registers per thread (ptxas -v), a quarter of the resident workgroups.
 template <int TG, int P, int kThreads>
-Stage1Kernel pick_for_k_waves(int k_waves) {
+Stage1Kernel pick_for_k_waves(int k_waves, bool staged) {
     if constexpr (matrix_uses_shared_tile(TG * 8)) {
         switch (k_waves) {
             case 1: return &matrix_stage1_kernel<TG, P, kThreads, 1>;
             case 2: return &matrix_stage1_kernel<TG, P, kThreads, 2>;
             default: return &matrix_stage1_kernel<TG, P, kThreads, 4>;
         }
+    } else if constexpr (kThreads == kSmallStage1Threads) {
+        return staged ? &matrix_stage1_kernel<TG, P, kThreads, 1, true>
+                      : &matrix_stage1_kernel<TG, P, kThreads, 1>;
     } else {
         return &matrix_stage1_kernel<TG, P, kThreads, 1>;
     }
 }
 
 template <int TG, int kThreads>
-Stage1Kernel pick_for_step(int pairs_per_step, int k_waves) {
+Stage1Kernel pick_for_step(int pairs_per_step, int k_waves, bool staged) {
     switch (pairs_per_step) {
-        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves);
-        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves);
-        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves);
+        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves, staged);
+        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves, staged);
+        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves, staged);
     }
 }
 
 template <int kThreads>
-Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves) {
+Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves, bool staged) {
     switch (tile_m) {
-        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves);
-        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves);
-        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves);
-        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves);
+        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves, staged);
+        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves, staged);
+        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves, staged);
+        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves, staged);
     }
 }
 
-Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves) {
+Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, bool staged) {
     const int step = matrix_pairs_per_step(tile_k);
     return threads <= kSmallStage1Threads
-               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves)
-               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves);
+               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves, staged)
+               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves, staged);
 }
 
 // The kernel's dynamic shared memory limit raised when it needs more than the default.
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
-                             int& shared_bytes) {
-    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves);
-    shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused);
+                             bool staged, int& shared_bytes) {
+    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, staged);
+    shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
     if (shared_bytes > 48 * 1024) {
         FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             hipFuncAttributeMaxDynamicSharedMemorySize,
@@ -421,10 +448,10 @@ int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor
 }
 
 int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
-                                                int k_waves, bool fused) {
+                                                int k_waves, bool fused, bool staged) {
     int shared_bytes = 0;
     const Stage1Kernel kernel =
-        prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, shared_bytes);
+        prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, staged, shared_bytes);
     int blocks = 0;
     FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks, reinterpret_cast<const void*>(kernel), waves * k_waves * 32,
@@ -437,8 +464,9 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
     const int threads = args.waves * args.k_waves * 32;
     int shared_bytes = 0;
-    const Stage1Kernel kernel = prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves,
-                                                args.k_waves, args.fused_fp8_out, shared_bytes);
+    const Stage1Kernel kernel =
+        prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves, args.k_waves,
+                        args.fused_fp8_out, args.staged_activations, shared_bytes);
     launch_dependent(kernel, grid, dim3(static_cast<unsigned>(threads)),
                      static_cast<std::size_t>(shared_bytes), stream, args);
 }

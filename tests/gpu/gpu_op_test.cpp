@@ -9,6 +9,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "fhmoe/config/untuned_csv.hpp"
@@ -21,6 +22,7 @@
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
 #include "gpu/gpu_test_environment.hpp"
+#include "gpu/matrix_args.hpp"
 
 namespace fhmoe::kernels::testing {
 namespace {
@@ -133,6 +135,30 @@ TEST(GpuOp, ManyTokensTakeTheThreeLaunchSortAndStillMatch) {
     shape.token = 300;
     const auto candidates = family::sample_shape_catalogue(shape, kCandidatesPerDsv4Shape, kSeed);
     expect_all_pass(shape, check_candidates(shape, candidates));
+}
+
+// Stage1's small token tiles with one or two K warps stage their activations in shared memory
+// from 4 routed rows per expert on (matrix_stage1_stages_activations): 100 tokens x 4 routed
+// slots over 16 experts is 25. One candidate per token tile, K step and K-warp count, so every
+// staged kernel build (token groups x pairs per step) and both group layouts run.
+TEST(GpuOp, StagedActivationKernelsMatchTheReference) {
+    family::ShapeKey shape = small_shapes().front();
+    shape.token = 100;
+    const std::int64_t rows_per_expert =
+        shape.token * shape.routed_topk() / shape.routed_experts();
+    std::vector<family::Candidate> staged;
+    std::set<std::tuple<int, int, int>> seen;
+    for (const family::Candidate& c : family::build_catalogue(shape)) {
+        const family::Stage1Config& s1 = c.stage1;
+        if (!gpu::matrix_stage1_stages_activations(s1.tile_m, s1.waves, s1.k_waves,
+                                                   rows_per_expert)) {
+            continue;
+        }
+        if (seen.insert({s1.tile_m, s1.tile_k, s1.k_waves}).second) staged.push_back(c);
+    }
+    // tile_m 16 and 32, tile_k 64, 128 and 256, k_waves 1 and 2 (64 has room for both).
+    ASSERT_EQ(staged.size(), 12U);
+    expect_all_pass(shape, check_candidates(shape, staged));
 }
 
 TEST(GpuOp, AGraphReplayComputesTheSameOp) {
