@@ -29,13 +29,14 @@ __device__ __forceinline__ void allow_next_kernel() {
 }
 
 #if defined(FHMOE_GPU_VENDOR_NVIDIA)
-// `kernel<<<grid, block, shared_bytes, stream>>>(args)` as a programmatic dependent launch.
+// `kernel<<<grid, block, shared_bytes, stream>>>(args)` as a programmatic dependent launch, or
+// with `early` false as a plain one (its wait_for_previous_kernel() then returns at once).
 template <class Args>
 void launch_dependent(void (*kernel)(Args), dim3 grid, dim3 block, std::size_t shared_bytes,
-                      hipStream_t stream, const Args& args) {
+                      hipStream_t stream, const Args& args, bool early = true) {
     cudaLaunchAttribute attribute[1];
     attribute[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attribute[0].val.programmaticStreamSerializationAllowed = 1;
+    attribute[0].val.programmaticStreamSerializationAllowed = early ? 1 : 0;
     cudaLaunchConfig_t config = {};
     config.gridDim = grid;
     config.blockDim = block;

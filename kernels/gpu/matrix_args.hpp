@@ -183,8 +183,10 @@ int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile
 
 void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int tile_k,
                           hipStream_t stream);
+// `early`: a programmatic dependent launch under the kernel before it (stage1 or the
+// quantization of h); false: a plain launch after it.
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
-                          int workgroups, hipStream_t stream);
+                          int workgroups, bool early, hipStream_t stream);
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k);
 
 // Fused decode routing (one launch): workgroup 0 sorts the routing like launch_moe_sorting

@@ -38,12 +38,12 @@ struct MatrixOpPath {
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
+          stage1_workgroups_per_multiprocessor(matrix_stage1_workgroups_per_multiprocessor(
+              chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
+              chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
+              staged_activations)),
           k_splits(matrix_stage1_k_splits(
-              stage1_tiles,
-              matrix_stage1_workgroups_per_multiprocessor(
-                  chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
-                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
-                  staged_activations),
+              stage1_tiles, stage1_workgroups_per_multiprocessor,
               // Large token tiles' K warps split token groups, not K.
               matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
               dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
@@ -65,7 +65,10 @@ struct MatrixOpPath {
           partials(k_splits > 1 ? element_count(stage1_tiles * k_splits * chosen.stage1.tile_m *
                                                 chosen.stage1.tile_n * 2)
                                 : 0),
-          split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0) {
+          split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
+          stage2_starts_early(stage1_tiles * k_splits <=
+                              static_cast<std::int64_t>(stage1_workgroups_per_multiprocessor) *
+                                  bound_gpu_device().multiprocessors) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
         FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
@@ -197,7 +200,8 @@ struct MatrixOpPath {
         s2.shared_w2_scale = w.shared_w2_scale.data();
         s2.out_bf16 = out.data();
         s2.slot_out = slot_out.data();
-        launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups, s);
+        launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
+                             stage2_starts_early, s);
         mark_stage(events, 5, s);
 
         if (!atomic) {
@@ -221,6 +225,7 @@ struct MatrixOpPath {
     std::int64_t rows;  // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;
+    int stage1_workgroups_per_multiprocessor;
     int k_splits;
     int persistent_workgroups = 0;
     SortedRouting sorted;
@@ -236,6 +241,12 @@ struct MatrixOpPath {
     DeviceBuffer<std::uint32_t> tile_counter;
     DeviceBuffer<float> partials;                // stage1's K split (empty without one)
     DeviceBuffer<std::uint32_t> split_counters;  // per stage1 tile
+    // Stage2 launched under stage1 (gpu/dependent_launch.hpp) only where stage1's workgroups
+    // all fit on the device at once (decode sizes, with their K split): there its workgroups
+    // become resident and copy their first weights while stage1's last ones finish. Where
+    // stage1 runs in several waves the early launch cost 1.5-4 % of the whole op at 256-2048
+    // DSV4 tokens (H200, docs/performance.md 2026-12-03) and gained nothing at 16-64.
+    bool stage2_starts_early;
 };
 
 }  // namespace fhmoe::kernels::gpu

@@ -335,7 +335,7 @@ Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step) {
 }  // namespace
 
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
-                          int workgroups, hipStream_t stream) {
+                          int workgroups, bool early, hipStream_t stream) {
     const Stage2Kernel kernel =
         pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k));
     const int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
@@ -348,10 +348,10 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
         FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
     }
     const auto grid = static_cast<unsigned>(args.persistent ? workgroups : tiles);
-    // Launched early under stage1 (gpu/dependent_launch.hpp): the routing it reads first was
-    // complete before any stage1 workgroup let stage2 start; h is read after the wait.
+    // With `early`, launched under stage1 (gpu/dependent_launch.hpp): the routing it reads
+    // first was complete before any stage1 workgroup let stage2 start; h is read after the wait.
     launch_dependent(kernel, dim3(grid), dim3(kThreads), static_cast<std::size_t>(shared_bytes),
-                     stream, args);
+                     stream, args, early);
 }
 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
