@@ -33,8 +33,11 @@ if want sass; then
   # The hot loops of both stages must run on the tensor cores: count HMMA per kernel.
   sass="$(mktemp)"
   cuobjdump --dump-sass "$bin/gpu_op_test" > "$sass" 2>&1
+  # The whole list to the file first: `tee | head` lost its tail when head closed the pipe.
   awk '/Function :/ { name = $3 } /HMMA|QGMMA|HGMMA/ { count[name]++ } END { for (n in count) print count[n], n }' \
-    "$sass" | grep -E "matrix_stage" | sort -k2 | tee "$out/sass_summary.txt" | head -40
+    "$sass" | grep -E "matrix_stage" | sort -k2 > "$out/sass_summary.txt"
+  head -40 "$out/sass_summary.txt"
+  echo "($(wc -l < "$out/sass_summary.txt") stage kernels with matrix instructions)"
   grep -m3 -E "HMMA" "$sass" | tee -a "$out/sass_summary.txt"
   rm -f "$sass"
   [ -s "$out/sass_summary.txt" ] || status=1
