@@ -116,8 +116,7 @@ FHMOE_HOST_DEVICE inline constexpr int matrix_shared_activation_ring_bytes(int p
 // group, as deep as the weight rings: per stage and pair, each token group's fragments (32
 // lanes x 16 bytes) and its 8 rows' scale words.
 FHMOE_HOST_DEVICE inline constexpr int matrix_staged_activation_ring_bytes(int pairs_per_step,
-                                                                           int tile_m,
-                                                                           int stages) {
+                                                                           int tile_m, int stages) {
     return stages * pairs_per_step * (tile_m / 8) * (32 * 16 + 8 * 4);
 }
 
@@ -146,11 +145,10 @@ inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int wa
                matrix_shared_activation_ring_bytes(step, tile_m, warps) + tile_m * 4 +
                (fused ? tile_m * tile_n * 4 : 0) + 16;
     }
-    const int rings =
-        warps * matrix_ring_bytes_per_warp(step, warps) +
-        (staged ? k_waves * matrix_staged_activation_ring_bytes(
-                                step, tile_m, matrix_ring_stages(step, warps))
-                : 0);
+    const int rings = warps * matrix_ring_bytes_per_warp(step, warps) +
+                      (staged ? k_waves * matrix_staged_activation_ring_bytes(
+                                              step, tile_m, matrix_ring_stages(step, warps))
+                              : 0);
     const int reduction = (k_waves - 1) * waves * 32 * (tile_m / 8) * 4 * 4;
     const int rows = tile_m * 4;
     const int staging = fused ? tile_m * tile_n * 4 : 0;

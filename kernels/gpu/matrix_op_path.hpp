@@ -39,9 +39,8 @@ struct MatrixOpPath {
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
           stage1_workgroups_per_multiprocessor(matrix_stage1_workgroups_per_multiprocessor(
-              chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
-              chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
-              staged_activations)),
+              chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k, chosen.stage1.waves,
+              chosen.stage1.k_waves, chosen.stage1.fused_fp8_out, staged_activations)),
           k_splits(matrix_stage1_k_splits(
               stage1_tiles, stage1_workgroups_per_multiprocessor,
               // Large token tiles' K warps split token groups, not K.
@@ -222,7 +221,7 @@ struct MatrixOpPath {
     bool atomic;
     bool fused_routing;
     bool staged_activations;  // stage1 (matrix_stage1_stages_activations)
-    std::int64_t rows;  // sorted rows the routing can fill at most
+    std::int64_t rows;        // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;
     int stage1_workgroups_per_multiprocessor;

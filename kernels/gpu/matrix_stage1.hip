@@ -267,11 +267,11 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
         front_bytes = warps_here * matrix_shared_weight_ring_bytes(P, kTileM, kThreads / 32) +
                       matrix_shared_activation_ring_bytes(P, kTileM, kThreads / 32);
     } else {
-        const int rings = warps_here * matrix_ring_bytes_per_warp(P, kThreads / 32) +
-                          (kStaged
-                               ? args.k_waves * matrix_staged_activation_ring_bytes(
-                                                    P, kTileM, matrix_ring_stages(P, kThreads / 32))
-                               : 0);
+        const int rings =
+            warps_here * matrix_ring_bytes_per_warp(P, kThreads / 32) +
+            (kStaged ? args.k_waves * matrix_staged_activation_ring_bytes(
+                                          P, kTileM, matrix_ring_stages(P, kThreads / 32))
+                     : 0);
         const int reduction = (args.k_waves - 1) * args.waves * 32 * TG * 4 * 4;
         front_bytes = rings > reduction ? rings : reduction;
     }
@@ -426,7 +426,8 @@ Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, bool 
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
                              bool staged, int& shared_bytes) {
     const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, staged);
-    shared_bytes = matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
+    shared_bytes =
+        matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
     if (shared_bytes > 48 * 1024) {
         FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             hipFuncAttributeMaxDynamicSharedMemorySize,

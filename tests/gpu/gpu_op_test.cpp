@@ -144,8 +144,7 @@ TEST(GpuOp, ManyTokensTakeTheThreeLaunchSortAndStillMatch) {
 TEST(GpuOp, StagedActivationKernelsMatchTheReference) {
     family::ShapeKey shape = small_shapes().front();
     shape.token = 100;
-    const std::int64_t rows_per_expert =
-        shape.token * shape.routed_topk() / shape.routed_experts();
+    const std::int64_t rows_per_expert = shape.token * shape.routed_topk() / shape.routed_experts();
     std::vector<family::Candidate> staged;
     std::set<std::tuple<int, int, int>> seen;
     for (const family::Candidate& c : family::build_catalogue(shape)) {
