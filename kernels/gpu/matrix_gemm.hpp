@@ -265,16 +265,13 @@ __device__ __forceinline__ void copy_step(LaneCursors<TG, P, kStages, kFp4>& c, 
     c.scales += P * 32;
 }
 
-// One step's work on ring slot `slot`: `count` pairs (kFull: P).
-template <int TG, int P, int kStages, bool kFp4, bool kFull>
-__device__ __forceinline__ void multiply_step(float (&acc)[TG][4],
-                                              LaneCursors<TG, P, kStages, kFp4>& c,
-                                              const WarpTileOperands& op, int slot, int count) {
-    using C = LaneCursors<TG, P, kStages, kFp4>;
+// A step's weight codes and scale words from ring slot `slot`: `count` pairs (kFull: P).
+template <int P, int kStages, bool kFp4, bool kFull>
+__device__ __forceinline__ void read_weight_step(const WarpTileOperands& op, int slot, int count,
+                                                 uint4 (&codes)[P][kFp4 ? 1 : 2],
+                                                 std::uint32_t (&scales)[P]) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const WeightRing<P, kStages> ring(op.ring);
-    uint4 codes[P][C::kChunks];
-    std::uint32_t scales[P];
 #pragma unroll
     for (int i = 0; i < P; ++i) {
         if (!kFull && i >= count) break;
@@ -282,6 +279,30 @@ __device__ __forceinline__ void multiply_step(float (&acc)[TG][4],
         if constexpr (!kFp4) codes[i][1] = ring.codes[((slot * P + i) * 2 + 1) * 32 + lane];
         scales[i] = ring.scales[(slot * P + i) * 32 + lane];
     }
+}
+
+// One pair's weight fragments (FP16) and its rows' block scales (g and g + 8, per block).
+template <bool kFp4>
+__device__ __forceinline__ void pair_weights(const uint4* codes, std::uint32_t scales,
+                                             std::uint32_t (&a)[2][2][4], float (&scale_g)[2],
+                                             float (&scale_g8)[2]) {
+    weight_fragments<kFp4>(codes, a);
+#pragma unroll
+    for (int block = 0; block < 2; ++block) {
+        scale_g[block] = e8m0_float((scales >> (8 * block)) & 0xFF);
+        scale_g8[block] = e8m0_float((scales >> (8 * (2 + block))) & 0xFF);
+    }
+}
+
+// One step's work on ring slot `slot`: `count` pairs (kFull: P).
+template <int TG, int P, int kStages, bool kFp4, bool kFull>
+__device__ __forceinline__ void multiply_step(float (&acc)[TG][4],
+                                              LaneCursors<TG, P, kStages, kFp4>& c,
+                                              const WarpTileOperands& op, int slot, int count) {
+    using C = LaneCursors<TG, P, kStages, kFp4>;
+    uint4 codes[P][C::kChunks];
+    std::uint32_t scales[P];
+    read_weight_step<P, kStages, kFp4, kFull>(op, slot, count, codes, scales);
     // This step's activation fragments (shared by every weight tile, mostly cache hits), all
     // requested before the first instruction uses one when they fit in registers; the largest
     // steps one pair at a time.
@@ -303,14 +324,9 @@ __device__ __forceinline__ void multiply_step(float (&acc)[TG][4],
     for (int i = 0; i < P; ++i) {
         if (!kFull && i >= count) break;
         std::uint32_t a[2][2][4];
-        weight_fragments<kFp4>(codes[i], a);
         float scale_g[2];
         float scale_g8[2];
-#pragma unroll
-        for (int block = 0; block < 2; ++block) {
-            scale_g[block] = e8m0_float((scales[i] >> (8 * block)) & 0xFF);
-            scale_g8[block] = e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF);
-        }
+        pair_weights<kFp4>(codes[i], scales[i], a, scale_g, scale_g8);
         if constexpr (!kWholeStep) {
 #pragma unroll
             for (int tg = 0; tg < TG; ++tg) {

@@ -99,32 +99,19 @@ __device__ __forceinline__ void multiply_staged_step(float (&acc)[TG][4],
                                                      int count) {
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int t = lane & 3;
-    const WeightRing<P, kStages> ring(op.ring);
     const uint4* act_codes = reinterpret_cast<const uint4*>(op.activation_ring);
     const uint2* act_scales = reinterpret_cast<const uint2*>(
         op.activation_ring + StagedActivationRing<TG, P, kStages>::kCodeBytes);
-    constexpr int kChunks = kFp4 ? 1 : 2;
-    uint4 codes[P][kChunks];
+    uint4 codes[P][kFp4 ? 1 : 2];
     std::uint32_t scales[P];
-#pragma unroll
-    for (int i = 0; i < P; ++i) {
-        if (!kFull && i >= count) break;
-        codes[i][0] = ring.codes[((slot * P + i) * 2) * 32 + lane];
-        if constexpr (!kFp4) codes[i][1] = ring.codes[((slot * P + i) * 2 + 1) * 32 + lane];
-        scales[i] = ring.scales[(slot * P + i) * 32 + lane];
-    }
+    read_weight_step<P, kStages, kFp4, kFull>(op, slot, count, codes, scales);
 #pragma unroll
     for (int i = 0; i < P; ++i) {
         if (!kFull && i >= count) break;
         std::uint32_t a[2][2][4];
-        weight_fragments<kFp4>(codes[i], a);
         float scale_g[2];
         float scale_g8[2];
-#pragma unroll
-        for (int block = 0; block < 2; ++block) {
-            scale_g[block] = e8m0_float((scales[i] >> (8 * block)) & 0xFF);
-            scale_g8[block] = e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF);
-        }
+        pair_weights<kFp4>(codes[i], scales[i], a, scale_g, scale_g8);
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) {
             if (tg >= op.groups) break;
