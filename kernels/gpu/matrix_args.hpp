@@ -132,6 +132,16 @@ inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
            routed_rows_per_expert >= 4;
 }
 
+// Whether stage2 starts under stage1 (a programmatic dependent launch, gpu/dependent_launch.hpp)
+// or after it. Below 4 routed rows per expert its workgroups become resident and copy their
+// first weights while stage1's last ones finish: 2.5 us of 32 at one DSV4 token, 1-4 % at 16
+// and 64 tokens. From 4 on (DSV4: 256 tokens) the early launch cost 1.5-4 % of the whole op at
+// 256-2048 tokens for the fastest candidates (H200, docs/performance.md 2026-12-03; why is not
+// known: the kernels are the same either way).
+inline bool matrix_stage2_starts_early(std::int64_t routed_rows_per_expert) {
+    return routed_rows_per_expert < 4;
+}
+
 // Dynamic shared memory of a stage1 workgroup: the warps' rings and (staged) the K-warp groups'
 // activation rings (the K warps' partial sums reuse that space once every warp has left its K
 // loop), the tile's activation rows, (fused) the h tile the epilogue quantizes, two flags.

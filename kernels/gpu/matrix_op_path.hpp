@@ -32,7 +32,9 @@ struct MatrixOpPath {
           dims(shape_key),
           atomic(chosen.stage2.mode == family::Stage2Mode::atomic),
           fused_routing(routes_in_one_launch(dims)),
-          staged_activations(stages_activations(shape_key, chosen)),
+          routed_rows_per_expert(shape_key.token * shape_key.routed_topk() /
+                                 std::max<std::int64_t>(shape_key.routed_experts(), 1)),
+          staged_activations(stages_activations(chosen, routed_rows_per_expert)),
           rows(dims.sorted_rows_bound(chosen.block_m)),
           stage1_tiles((rows + chosen.stage1.tile_m - 1) / chosen.stage1.tile_m *
                        (dims.inter / chosen.stage1.tile_n)),
@@ -65,9 +67,7 @@ struct MatrixOpPath {
                                                 chosen.stage1.tile_n * 2)
                                 : 0),
           split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
-          stage2_starts_early(stage1_tiles * k_splits <=
-                              static_cast<std::int64_t>(stage1_workgroups_per_multiprocessor) *
-                                  bound_gpu_device().multiprocessors) {
+          stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
         FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
@@ -92,11 +92,11 @@ struct MatrixOpPath {
 
     // matrix_stage1_stages_activations, where the staged rings fit the device's shared memory
     // (candidate_limits checks the footprint without them).
-    static bool stages_activations(const family::ShapeKey& shape, const family::Candidate& c) {
+    static bool stages_activations(const family::Candidate& c,
+                                   std::int64_t routed_rows_per_expert) {
         const family::Stage1Config& s1 = c.stage1;
-        const std::int64_t rows_per_expert =
-            shape.token * shape.routed_topk() / std::max<std::int64_t>(shape.routed_experts(), 1);
-        if (!matrix_stage1_stages_activations(s1.tile_m, s1.waves, s1.k_waves, rows_per_expert)) {
+        if (!matrix_stage1_stages_activations(s1.tile_m, s1.waves, s1.k_waves,
+                                              routed_rows_per_expert)) {
             return false;
         }
         const int bytes = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
@@ -220,8 +220,9 @@ struct MatrixOpPath {
     ProblemDims dims;
     bool atomic;
     bool fused_routing;
-    bool staged_activations;  // stage1 (matrix_stage1_stages_activations)
-    std::int64_t rows;        // sorted rows the routing can fill at most
+    std::int64_t routed_rows_per_expert;  // on average, before padding
+    bool staged_activations;              // stage1 (matrix_stage1_stages_activations)
+    std::int64_t rows;                    // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;
     int stage1_workgroups_per_multiprocessor;
@@ -240,12 +241,7 @@ struct MatrixOpPath {
     DeviceBuffer<std::uint32_t> tile_counter;
     DeviceBuffer<float> partials;                // stage1's K split (empty without one)
     DeviceBuffer<std::uint32_t> split_counters;  // per stage1 tile
-    // Stage2 launched under stage1 (gpu/dependent_launch.hpp) only where stage1's workgroups
-    // all fit on the device at once (decode sizes, with their K split): there its workgroups
-    // become resident and copy their first weights while stage1's last ones finish. Where
-    // stage1 runs in several waves the early launch cost 1.5-4 % of the whole op at 256-2048
-    // DSV4 tokens (H200, docs/performance.md 2026-12-03) and gained nothing at 16-64.
-    bool stage2_starts_early;
+    bool stage2_starts_early;                    // matrix_stage2_starts_early
 };
 
 }  // namespace fhmoe::kernels::gpu
