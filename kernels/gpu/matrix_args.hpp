@@ -124,7 +124,7 @@ FHMOE_HOST_DEVICE inline constexpr int matrix_staged_activation_ring_bytes(int p
 // per-step barrier of a group of warps costs more than it saves), at most 8 warps (the kernel
 // build that has a staged twin) and from 4 routed rows per expert on (below, a tile holds a
 // token group or two and the loop waits on latency, not on its activation loads). Measured on
-// the H200 with DSV4 (docs/performance.md, 2026-12-03): stage1 3-10 % faster at 256 and 2048
+// the H200 with DSV4 (docs/performance.md, 2026-12-03): stage1 2-10 % faster at 256-2048
 // tokens with one or two K warps, 1-9 % slower with four, or at 1-64 tokens.
 inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
                                              std::int64_t routed_rows_per_expert) {
