@@ -59,8 +59,9 @@ struct MatrixStage1Args {
     std::uint16_t* h_values = nullptr;         // fused, stage2 on large tiles: h as BF16 values
     float* partials = nullptr;                 // k_splits > 1: [tile][split][tile_m][tile_n][2]
     std::uint32_t* split_counters = nullptr;   // [tile], zero between runs
-    // Small tiles: each K-warp group's warps share one copy of the step's activations
-    // (gpu/matrix_staged_activations.hpp); matrix_stage1_stages_activations decides.
+    // Host side: launch the small tiles' staged kernel build, whose K-warp groups share one
+    // copy of each step's activations (gpu/matrix_staged_activations.hpp);
+    // matrix_stage1_stages_activations decides.
     bool staged_activations = false;
 };
 

@@ -40,11 +40,12 @@ struct MatrixOpPath {
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
-          stage1_workgroups_per_multiprocessor(matrix_stage1_workgroups_per_multiprocessor(
-              chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k, chosen.stage1.waves,
-              chosen.stage1.k_waves, chosen.stage1.fused_fp8_out, staged_activations)),
           k_splits(matrix_stage1_k_splits(
-              stage1_tiles, stage1_workgroups_per_multiprocessor,
+              stage1_tiles,
+              matrix_stage1_workgroups_per_multiprocessor(
+                  chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
+                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
+                  staged_activations),
               // Large token tiles' K warps split token groups, not K.
               matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
               dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
@@ -225,7 +226,6 @@ struct MatrixOpPath {
     std::int64_t rows;                    // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;
-    int stage1_workgroups_per_multiprocessor;
     int k_splits;
     int persistent_workgroups = 0;
     SortedRouting sorted;
