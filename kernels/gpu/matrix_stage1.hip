@@ -250,9 +250,16 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     w.tile = blockIdx.x;
     w.split = static_cast<int>(blockIdx.y);
     w.row0 = w.tile / n_tiles * kTileM;
-    if (w.row0 >= *args.sorted.valid_rows) return;
+    // The routing's row count, this block's expert and the workgroup's first rows' entries,
+    // requested together: one round trip before the weight copies rather than three (each
+    // index lies within the buffers, sized by the most rows the routing can fill).
+    const int valid_rows = *args.sorted.valid_rows;
+    const std::int32_t block_expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    const std::int32_t first_entry =
+        static_cast<int>(threadIdx.x) < kTileM ? args.sorted.sorted_ids[w.row0 + threadIdx.x] : 0;
+    if (w.row0 >= valid_rows) return;
     w.column0 = w.tile % n_tiles * args.tile_n;
-    w.expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    w.expert = block_expert;
     w.fp4 = w.expert != s.shared_expert;
     const std::int64_t row0 = w.row0;
     const std::int64_t column0 = w.column0;
@@ -284,7 +291,8 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     const int threads = static_cast<int>(blockDim.x);
     if (threadIdx.x == 0) real_rows = tile_m;
     for (int i = static_cast<int>(threadIdx.x); i < tile_m; i += threads) {
-        const std::int64_t token = entry_token_of(args.sorted.sorted_ids[row0 + i]);
+        const std::int64_t token =
+            entry_token_of(i < threads ? first_entry : args.sorted.sorted_ids[row0 + i]);
         rows[i] = static_cast<int>(token < s.tokens ? token : s.tokens);  // row M is zeros
     }
     __syncthreads();

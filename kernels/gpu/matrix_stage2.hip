@@ -226,7 +226,17 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     Stage2Tile w;
     w.row0 = tile / n_tiles * kTileM;
     w.column0 = tile % n_tiles * args.tile_n;
-    w.expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    // The routing's row count, this block's expert and the tile's rows' entries, requested
+    // together: one round trip before the weight copies rather than three (each index lies
+    // within the buffers, sized by the most rows the routing can fill).
+    const int valid_rows = *args.sorted.valid_rows;
+    const std::int32_t block_expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
+    const int me = static_cast<int>(threadIdx.x);
+    const std::int32_t my_entry = me < kTileM ? args.sorted.sorted_ids[w.row0 + me] : 0;
+    const std::int32_t previous_entry =
+        me < kTileM && me > 0 ? args.sorted.sorted_ids[w.row0 + me - 1] : 0;
+    if (w.row0 >= valid_rows) return;
+    w.expert = block_expert;
     w.fp4 = w.expert != s.shared_expert;
 
     const int weight_tiles_here = args.tile_n / kMmaTileRows;
@@ -250,9 +260,12 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     __syncthreads();
     // A block's real rows come first, then its padding; a tile of padding only does nothing.
     for (int i = static_cast<int>(threadIdx.x); i < kTileM; i += kThreads) {
-        const bool padding = (args.sorted.sorted_ids[w.row0 + i] & 0xFFFFFF) >= s.tokens;
-        const bool previous_real =
-            i > 0 && (args.sorted.sorted_ids[w.row0 + i - 1] & 0xFFFFFF) < s.tokens;
+        const std::int32_t entry = i == me ? my_entry : args.sorted.sorted_ids[w.row0 + i];
+        const std::int32_t before = i == me ? previous_entry
+                                    : i > 0 ? args.sorted.sorted_ids[w.row0 + i - 1]
+                                            : 0;
+        const bool padding = (entry & 0xFFFFFF) >= s.tokens;
+        const bool previous_real = i > 0 && (before & 0xFFFFFF) < s.tokens;
         if (padding && (i == 0 || previous_real)) real_rows = i;
     }
     __syncthreads();
@@ -282,10 +295,7 @@ template <int TG, int P>
 __global__ void __launch_bounds__(kThreads, (kStage2MinWorkgroups<TG, P>))
     matrix_stage2_kernel(MatrixStage2Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    const std::int64_t tile = blockIdx.x;
-    const std::int64_t n_tiles = args.shape.hidden / args.tile_n;
-    if (tile / n_tiles * (TG * 8) >= *args.sorted.valid_rows) return;
-    run_stage2_tile<TG, P, (P <= 2)>(args, tile, shared_bytes);
+    run_stage2_tile<TG, P, (P <= 2)>(args, blockIdx.x, shared_bytes);
 }
 
 template <int TG, int P>
