@@ -324,34 +324,31 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
         __threadfence();
         if (threadIdx.x == 0) args.split_counters[tile] = 0;  // ready for the next run
         constexpr int kBatch = 8;  // splits read before the first is added: latency overlaps
-        for (int i = static_cast<int>(threadIdx.x); i < tile_m * args.tile_n; i += threads) {
+        for (int i = static_cast<int>(threadIdx.x); i < real_rows * args.tile_n; i += threads) {
             const int r = i / args.tile_n;
             const int c = i % args.tile_n;
-            float h = 0.0f;
-            if (r < real_rows) {
-                float gate = 0.0f;
-                float up = 0.0f;
-                for (int k0 = 0; k0 < args.k_splits; k0 += kBatch) {
-                    float2 part[kBatch];
+            float gate = 0.0f;
+            float up = 0.0f;
+            for (int k0 = 0; k0 < args.k_splits; k0 += kBatch) {
+                float2 part[kBatch];
 #pragma unroll
-                    for (int b = 0; b < kBatch; ++b) {
-                        if (k0 + b < args.k_splits) {
-                            part[b] = __ldcg(reinterpret_cast<const float2*>(
-                                args.partials +
-                                (((tile * args.k_splits + k0 + b) * tile_m + r) * args.tile_n + c) *
-                                    2));
-                        }
-                    }
-#pragma unroll
-                    for (int b = 0; b < kBatch; ++b) {
-                        if (k0 + b < args.k_splits) {
-                            gate += part[b].x;
-                            up += part[b].y;
-                        }
+                for (int b = 0; b < kBatch; ++b) {
+                    if (k0 + b < args.k_splits) {
+                        part[b] = __ldcg(reinterpret_cast<const float2*>(
+                            args.partials +
+                            (((tile * args.k_splits + k0 + b) * tile_m + r) * args.tile_n + c) *
+                                2));
                     }
                 }
-                h = portable_silu(gate) * up;
+#pragma unroll
+                for (int b = 0; b < kBatch; ++b) {
+                    if (k0 + b < args.k_splits) {
+                        gate += part[b].x;
+                        up += part[b].y;
+                    }
+                }
             }
+            const float h = portable_silu(gate) * up;
             if (args.fused_fp8_out) {
                 staging[i] = h;
             } else {
@@ -361,10 +358,12 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     }
     if (!args.fused_fp8_out) return;
 
-    // Each warp quantizes whole 1x32 blocks, one element per lane.
+    // Each warp quantizes whole 1x32 blocks, one element per lane; the real rows only (stage2
+    // reads a padding row's h only into sums it never stores: at one DSV4 token 15 of a 16-row
+    // tile's rows are padding, and quantizing them lengthened the op's critical path).
     __syncthreads();
     const int blocks_per_row = args.tile_n / kMxBlockSize;
-    for (int i = warp; i < tile_m * blocks_per_row; i += warps_here) {
+    for (int i = warp; i < real_rows * blocks_per_row; i += warps_here) {
         const int r = i / blocks_per_row;
         const int b = i % blocks_per_row;
         const std::int64_t block = column0 / kMxBlockSize + b;
