@@ -21,15 +21,18 @@ namespace {
 // few routed rows on (DSV4: 8 tokens), 1024-column stage2 tiles (eight weight tiles per warp):
 // 6-11 % off the whole op at 16-1024 tokens (11:42 UTC 2026-12-02); below, they leave most
 // multiprocessors idle (one token: 52 us against 37). The large tiles' stage2: 512 columns
-// (2048 tokens: 2720 us against 2843 at 128). Since stage1's K split counts the tiles the
-// routing can really fill (21:05 UTC 2026-12-02), this choice is 4.7 % off the fastest at one
-// DSV4 token and 14 % at four, where one K warp per weight tile wins (measured at those two
-// token counts only: not yet a rule).
+// (2048 tokens: 2720 us against 2843 at 128). From 4 routed rows per expert (DSV4: 256
+// tokens) one K warp per weight tile, where stage1 stages each K step's activations for the
+// workgroup (gpu backend), and the large tiles only from 64 rows (DSV4: 4096 tokens): at 2048
+// the small tiles with one K warp ran 2538 us against the large tiles' 2748 (H200, 2026-12-03;
+// at 4096 the large tiles 4538 against 4719). Below 4 rows two K warps stay: the fastest count
+// there moves with how the K split rounds (four at 1 and 8 tokens, one at 4, two at 2, 16 and
+// 64); two were within 3.3 % of it at every one of those but 4 tokens (18 %).
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
 constexpr int kLargeTileBlockM = 64;                 // the gpu backend's shared-activation kernel
-constexpr std::int64_t kLargeTileFromRows = 32;      // average routed rows per expert
+constexpr std::int64_t kLargeTileFromRows = 64;      // average routed rows per expert
 constexpr std::int64_t kMeasuredMinModelDim = 4096;  // where these were measured (DSV4: 7168)
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
@@ -37,6 +40,7 @@ constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128,
 constexpr std::int64_t kWideBusyFromRoutedRows = 32;  // token x routed top-k
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
 constexpr int kWideSmallTileKWaves = 2;
+constexpr std::int64_t kOneKWaveFromRows = 4;  // average routed rows per expert
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
 constexpr int kMaxDefaultBlockM = 128;
@@ -70,17 +74,21 @@ std::optional<int> first_dividing(const std::array<int, N>& preference, std::int
     return std::nullopt;
 }
 
+// Rows a routed expert gets on average, at the shape's padded token count.
+std::int64_t average_routed_rows(const ShapeKey& shape) {
+    return padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
+}
+
 // Half the average routed expert group, rounded up to an offered block: the matrix kernels
 // skip a block's padding-only token groups, so a smaller block wastes less than it costs (on
-// the H200, 16-row blocks beat 32- and 64-row ones up to 1024 DSV4 tokens). From 32 routed
-// rows per expert (2048 DSV4 tokens) at least 64 rows: the large-tile kernel, 23 % faster than
-// 16-row blocks there; only for wide models like the one it was measured on (small test shapes
-// keep the rule above, which the sim backend's model also prefers).
+// the H200, 16-row blocks beat 32- and 64-row ones up to 2048 DSV4 tokens). From 64 routed
+// rows per expert (4096 DSV4 tokens) at least 64 rows: the large-tile kernel; only for wide
+// models like the one it was measured on (small test shapes keep the rule above, which the sim
+// backend's model also prefers).
 int default_block_m(const ShapeKey& shape) {
-    const std::int64_t average_routed_rows =
-        padded_token(shape.token) * shape.routed_topk() / shape.routed_experts();
-    std::int64_t wanted = (average_routed_rows + 1) / 2;
-    if (average_routed_rows >= kLargeTileFromRows && shape.model_dim >= kMeasuredMinModelDim &&
+    const std::int64_t routed_rows = average_routed_rows(shape);
+    std::int64_t wanted = (routed_rows + 1) / 2;
+    if (routed_rows >= kLargeTileFromRows && shape.model_dim >= kMeasuredMinModelDim &&
         wanted < kLargeTileBlockM) {
         wanted = kLargeTileBlockM;
     }
@@ -123,13 +131,15 @@ Candidate default_candidate(const ShapeKey& shape) {
     }
     Candidate candidate;
     candidate.block_m = block_m;
-    candidate.stage1 = Stage1Config{candidate.block_m,
-                                    *stage1_n,
-                                    *stage1_k,
-                                    kDefaultWaves,
-                                    wide_small_tiles ? kWideSmallTileKWaves : 1,
-                                    shape.gate_mode,
-                                    true};
+    candidate.stage1 = Stage1Config{
+        candidate.block_m,
+        *stage1_n,
+        *stage1_k,
+        kDefaultWaves,
+        wide_small_tiles && average_routed_rows(shape) < kOneKWaveFromRows ? kWideSmallTileKWaves
+                                                                           : 1,
+        shape.gate_mode,
+        true};
     candidate.stage2 =
         Stage2Config{candidate.block_m, *stage2_n, *stage2_k, Stage2Mode::atomic, false};
     return candidate;

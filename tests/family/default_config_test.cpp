@@ -63,18 +63,22 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     const Candidate general = default_candidate(narrow_model);
     EXPECT_EQ(general.stage1.k_waves, 1);
     EXPECT_EQ(general.stage2.tile_n, 128);
-    // Half the average routed group: 1024 x 6 / 384 = 16 rows -> 16; from 32 rows (2048
+    // From 4 routed rows per expert (256 tokens: 256 x 6 / 384) one K warp; below, two.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(128)).stage1.k_waves, 2);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(256)).stage1.k_waves, 1);
+    // Half the average routed group: 2048 x 6 / 384 = 32 rows -> 16; from 64 rows (4096
     // tokens) at least the large tiles' 64, with 64-wide K steps; 8192 tokens: 128 -> 64.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).block_m, 16);
-    const Candidate large = default_candidate(dsv4_i384_shape(2048));
+    const Candidate busy = default_candidate(dsv4_i384_shape(2048));
+    EXPECT_EQ(busy.stage1, (Stage1Config{16, 64, 128, 4, 1, GateMode::interleave, true}));
+    EXPECT_EQ(busy.stage2, (Stage2Config{16, 1024, 128, Stage2Mode::atomic, false}));
+    const Candidate large = default_candidate(dsv4_i384_shape(4096));
     EXPECT_EQ(large.block_m, 64);
     EXPECT_EQ(large.stage1, (Stage1Config{64, 64, 64, 4, 1, GateMode::interleave, true}));
     EXPECT_EQ(large.stage2, (Stage2Config{64, 512, 128, Stage2Mode::atomic, false}));
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8192)).block_m, 64);
     // 40000 -> padded 32768 -> 512 rows per routed expert: capped at 128.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(40000)).block_m, 128);
-    // 4096 x 6 / 384 = 64 rows -> 32, raised to 64.
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(4096)).block_m, 64);
     ShapeKey narrow = dsv4_i384_shape(1, GateMode::separated);
     narrow.inter_dim = 192;  // stage2 tile_k 128 does not divide it
     const Candidate fallback = default_candidate(narrow);
