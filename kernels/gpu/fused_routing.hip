@@ -6,10 +6,10 @@
 //
 // The sort is deterministic without atomics deciding an order: counts per expert are
 // order-free sums, the padded offsets a workgroup prefix sum, and an entry's place among its
-// expert's entries the number of earlier entries with the same expert (entries <= 1024, so
-// each thread scans at most 1024 ids in shared memory). Up to 32 entries (NVIDIA) one warp
-// sorts by lane votes instead: the sort was the launch's critical path at decode (globaltimer
-// stamps on the H200, one DSV4 token: x quantized 1.3 us after the launch, the sort 3.5 us).
+// expert's entries the number of earlier entries with the same expert (entries <= 1024). The
+// sort is the launch's critical path (globaltimer stamps on the H200: x quantized 1.3-1.5 us
+// after the launch, the sort done at 3.5 us for one DSV4 token and 5.8 us for 16), so on
+// NVIDIA warps count those entries with match votes, and up to 32 entries one warp sorts alone.
 
 // First: kernels/common uses the device intrinsics (bit casts) that the runtime header declares;
 // nvcc declares them implicitly, hipcc only through it.
@@ -26,6 +26,7 @@ namespace {
 
 constexpr int kRoutingThreads = 1024;
 
+#if !defined(FHMOE_GPU_VENDOR_NVIDIA)
 __device__ void sort_routing(const FusedRoutingArgs& a) {
     __shared__ std::int32_t ids[kFusedRoutingEntries];
     __shared__ std::int32_t first_row[kFusedRoutingExperts];
@@ -75,8 +76,79 @@ __device__ void sort_routing(const FusedRoutingArgs& a) {
         a.sorted_weights[row] = a.topk_weights[i];
     }
 }
+#else
+// The same sort by warps (NVIDIA): an entry's place among its expert's entries is the number
+// of earlier lanes of its warp in its match vote plus its expert's entries in the earlier
+// warps (per-warp counts in shared memory: at most 31 reads, where the scan above reads every
+// earlier entry, up to 1023), and the experts' prefix sum is a shuffle scan per warp and one
+// over the warp totals (three barriers, not twenty). At 64 DSV4 tokens (448 entries) the scan
+// made the sort several times longer than the quantization of x beside it.
+__device__ void sort_routing(const FusedRoutingArgs& a) {
+    constexpr unsigned kAll = 0xFFFFFFFFu;
+    constexpr int kWarps = kRoutingThreads / 32;
+    __shared__ std::int32_t first_row[kFusedRoutingExperts];
+    __shared__ std::int32_t warp_totals[kWarps];
+    __shared__ std::uint8_t warp_counts[kWarps][kFusedRoutingExperts];  // <= 32 each
+    const int tid = static_cast<int>(threadIdx.x);
+    const int lane = tid & 31;
+    const int warp = tid >> 5;
+    const int entries = static_cast<int>(a.tokens * a.topk);
+    const int experts = static_cast<int>(a.experts);
+    const bool warp_has_entries = warp * 32 < entries;  // then so do the warps before it
+    for (int e = tid; e < experts; e += kRoutingThreads) first_row[e] = 0;
+    if (warp_has_entries) {
+        for (int e = lane; e < experts; e += 32) warp_counts[warp][e] = 0;
+    }
+    __syncthreads();
+    std::int32_t expert = -1;  // -1: no entry
+    int before_in_warp = 0;
+    if (warp_has_entries) {
+        if (tid < entries) expert = a.topk_ids[tid];
+        const unsigned same = __match_any_sync(kAll, expert);
+        before_in_warp = __popc(same & ((1u << lane) - 1u));
+        if (expert >= 0 && before_in_warp == 0) {
+            warp_counts[warp][expert] = static_cast<std::uint8_t>(__popc(same));
+            atomicAdd(&first_row[expert], __popc(same));
+        }
+    }
+    __syncthreads();
 
-#if defined(FHMOE_GPU_VENDOR_NVIDIA)
+    // Padded rows per expert -> first rows (experts <= 1024: one per thread).
+    const int count = tid < experts ? first_row[tid] : 0;
+    const int padded = (count + a.block_m - 1) / a.block_m * a.block_m;
+    int inclusive = padded;
+    for (int offset = 1; offset < 32; offset *= 2) {
+        const int below = __shfl_up_sync(kAll, inclusive, offset);
+        if (lane >= offset) inclusive += below;
+    }
+    if (lane == 31) warp_totals[warp] = inclusive;
+    __syncthreads();
+    int before_warp = 0;
+    for (int w = 0; w < warp; ++w) before_warp += warp_totals[w];
+    const int first = before_warp + inclusive - padded;
+    if (tid == kRoutingThreads - 1) *a.valid_rows = before_warp + inclusive;
+    if (tid < experts) {
+        first_row[tid] = first;
+        for (int row = first; row < first + padded; row += a.block_m) {
+            a.block_experts[row / a.block_m] = tid;
+        }
+        for (int row = first + count; row < first + padded; ++row) {
+            a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
+            a.sorted_weights[row] = 0.0f;
+        }
+    }
+    __syncthreads();
+
+    if (expert < 0) return;
+    int rank = before_in_warp;
+    for (int w = 0; w < warp; ++w) rank += warp_counts[w][expert];
+    const int row = first_row[expert] + rank;
+    const std::int64_t token = tid / a.topk;
+    const std::int64_t slot = tid % a.topk;
+    a.sorted_ids[row] = static_cast<std::int32_t>(token | (slot << 24));
+    a.sorted_weights[row] = a.topk_weights[tid];
+}
+
 // The same sort for at most 32 entries (DSV4: up to 4 tokens), by one warp's lanes, one entry
 // each: the lanes of an expert find each other with a match vote, an entry's place among its
 // expert's is the number of earlier lanes in its match, an expert's first row the padded rows
