@@ -121,7 +121,10 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
     const GateMode g = shape.gate_mode;
     std::vector<Candidate> list{fhmoe::family::default_candidate(shape)};
     for (int bm : fhmoe::family::offered_block_ms(shape)) {
-        for (int s1n : {64, 128}) {
+        for (int s1n : {32, 64, 128}) {
+            // 32-column stage1 tiles: one weight tile per warp of four at most (no second
+            // round, whose ring fills again), for the small token tiles.
+            if (s1n == 32 && bm >= 64) continue;
             for (int waves : {1, 2, 4}) {
                 for (int kw : {1, 2, 4}) {
                     if (waves * kw < 2) continue;
