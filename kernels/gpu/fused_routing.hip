@@ -81,8 +81,8 @@ __device__ void sort_routing(const FusedRoutingArgs& a) {
 // of earlier lanes of its warp in its match vote plus its expert's entries in the earlier
 // warps (per-warp counts in shared memory: at most 31 reads, where the scan above reads every
 // earlier entry, up to 1023), and the experts' prefix sum is a shuffle scan per warp and one
-// over the warp totals (three barriers, not twenty). At 64 DSV4 tokens (448 entries) the scan
-// made the sort several times longer than the quantization of x beside it.
+// over the warp totals (three barriers, not twenty). At 16 DSV4 tokens (112 entries) the
+// general sort ended 4.3 us after the quantization of x beside it.
 __device__ void sort_routing(const FusedRoutingArgs& a) {
     constexpr unsigned kAll = 0xFFFFFFFFu;
     constexpr int kWarps = kRoutingThreads / 32;
