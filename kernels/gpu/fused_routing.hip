@@ -26,6 +26,27 @@ namespace {
 
 constexpr int kRoutingThreads = 1024;
 
+// Every sort below ends the same way: an expert's padded segment [first, first + padded) names
+// it in each of its blocks and fills its rows past `count` with padding (token = M, weight 0),
+// and entry i (token i / topk, slot i % topk) lands on its row.
+__device__ void write_expert_segment(const FusedRoutingArgs& a, std::int32_t expert, int first,
+                                     int count, int padded) {
+    for (int row = first; row < first + padded; row += a.block_m) {
+        a.block_experts[row / a.block_m] = expert;
+    }
+    for (int row = first + count; row < first + padded; ++row) {
+        a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
+        a.sorted_weights[row] = 0.0f;
+    }
+}
+
+__device__ void place_entry(const FusedRoutingArgs& a, int entry, int row) {
+    const std::int64_t token = entry / a.topk;
+    const std::int64_t slot = entry % a.topk;
+    a.sorted_ids[row] = static_cast<std::int32_t>(token | (slot << 24));
+    a.sorted_weights[row] = a.topk_weights[entry];
+}
+
 #if !defined(FHMOE_GPU_VENDOR_NVIDIA)
 __device__ void sort_routing(const FusedRoutingArgs& a) {
     __shared__ std::int32_t ids[kFusedRoutingEntries];
@@ -55,13 +76,7 @@ __device__ void sort_routing(const FusedRoutingArgs& a) {
     if (tid == kRoutingThreads - 1) *a.valid_rows = scan[tid];
     if (tid < experts) {
         first_row[tid] = first;
-        for (int row = first; row < first + padded; row += a.block_m) {
-            a.block_experts[row / a.block_m] = tid;
-        }
-        for (int row = first + count; row < first + padded; ++row) {
-            a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
-            a.sorted_weights[row] = 0.0f;
-        }
+        write_expert_segment(a, tid, first, count, padded);
     }
     __syncthreads();
 
@@ -69,11 +84,7 @@ __device__ void sort_routing(const FusedRoutingArgs& a) {
         const std::int32_t expert = ids[i];
         int before = 0;
         for (int j = 0; j < i; ++j) before += ids[j] == expert ? 1 : 0;
-        const int row = first_row[expert] + before;
-        const std::int64_t token = i / a.topk;
-        const std::int64_t slot = i % a.topk;
-        a.sorted_ids[row] = static_cast<std::int32_t>(token | (slot << 24));
-        a.sorted_weights[row] = a.topk_weights[i];
+        place_entry(a, i, first_row[expert] + before);
     }
 }
 #else
@@ -129,24 +140,14 @@ __device__ void sort_routing(const FusedRoutingArgs& a) {
     if (tid == kRoutingThreads - 1) *a.valid_rows = before_warp + inclusive;
     if (tid < experts) {
         first_row[tid] = first;
-        for (int row = first; row < first + padded; row += a.block_m) {
-            a.block_experts[row / a.block_m] = tid;
-        }
-        for (int row = first + count; row < first + padded; ++row) {
-            a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
-            a.sorted_weights[row] = 0.0f;
-        }
+        write_expert_segment(a, tid, first, count, padded);
     }
     __syncthreads();
 
     if (expert < 0) return;
     int rank = before_in_warp;
     for (int w = 0; w < warp; ++w) rank += warp_counts[w][expert];
-    const int row = first_row[expert] + rank;
-    const std::int64_t token = tid / a.topk;
-    const std::int64_t slot = tid % a.topk;
-    a.sorted_ids[row] = static_cast<std::int32_t>(token | (slot << 24));
-    a.sorted_weights[row] = a.topk_weights[tid];
+    place_entry(a, tid, first_row[expert] + rank);
 }
 
 // The same sort for at most 32 entries (DSV4: up to 4 tokens), by one warp's lanes, one entry
@@ -175,18 +176,8 @@ __device__ void sort_routing_by_lanes(const FusedRoutingArgs& a) {
     }
     if (lane == 0) *a.valid_rows = valid;
     if (!real) return;
-    const std::int64_t token = lane / a.topk;
-    const std::int64_t slot = lane % a.topk;
-    a.sorted_ids[first + before] = static_cast<std::int32_t>(token | (slot << 24));
-    a.sorted_weights[first + before] = a.topk_weights[lane];
-    if (!leader) return;
-    for (int row = first; row < first + padded; row += a.block_m) {
-        a.block_experts[row / a.block_m] = expert;
-    }
-    for (int row = first + count; row < first + padded; ++row) {
-        a.sorted_ids[row] = static_cast<std::int32_t>(a.tokens);
-        a.sorted_weights[row] = 0.0f;
-    }
+    place_entry(a, lane, first + before);
+    if (leader) write_expert_segment(a, expert, first, count, padded);
 }
 #endif
 

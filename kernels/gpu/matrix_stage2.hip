@@ -226,9 +226,11 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     Stage2Tile w;
     w.row0 = tile / n_tiles * kTileM;
     w.column0 = tile % n_tiles * args.tile_n;
-    // The routing's row count, this block's expert and the tile's rows' entries, requested
-    // together: one round trip before the weight copies rather than three (each index lies
-    // within the buffers, sized by the most rows the routing can fill).
+    // The routing's row count, this block's expert and the tile's rows' entries (a thread per
+    // row: kTileM <= kThreads), requested together: one round trip before the weight copies
+    // rather than three (each index lies within the buffers, sized by the most rows the routing
+    // can fill).
+    static_assert(kTileM <= kThreads);
     const int valid_rows = *args.sorted.valid_rows;
     const std::int32_t block_expert = args.sorted.block_experts[w.row0 / args.sorted.block_m];
     const int me = static_cast<int>(threadIdx.x);
@@ -254,19 +256,13 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     int& real_rows =
         *reinterpret_cast<int*>(reduction + (kShared ? 0 : (k_groups - 1) * warps_n * 32 * TG * 4));
     if (threadIdx.x == 0) real_rows = kTileM;
-    for (int i = static_cast<int>(threadIdx.x); i < kTileM; i += kThreads) {
-        rows[i] = static_cast<int>(w.row0 + i);
-    }
+    if (me < kTileM) rows[me] = static_cast<int>(w.row0 + me);
     __syncthreads();
     // A block's real rows come first, then its padding; a tile of padding only does nothing.
-    for (int i = static_cast<int>(threadIdx.x); i < kTileM; i += kThreads) {
-        const std::int32_t entry = i == me ? my_entry : args.sorted.sorted_ids[w.row0 + i];
-        const std::int32_t before = i == me ? previous_entry
-                                    : i > 0 ? args.sorted.sorted_ids[w.row0 + i - 1]
-                                            : 0;
-        const bool padding = (entry & 0xFFFFFF) >= s.tokens;
-        const bool previous_real = i > 0 && (before & 0xFFFFFF) < s.tokens;
-        if (padding && (i == 0 || previous_real)) real_rows = i;
+    if (me < kTileM) {
+        const bool padding = (my_entry & 0xFFFFFF) >= s.tokens;
+        const bool previous_real = me > 0 && (previous_entry & 0xFFFFFF) < s.tokens;
+        if (padding && (me == 0 || previous_real)) real_rows = me;
     }
     __syncthreads();
     w.rows = rows;
