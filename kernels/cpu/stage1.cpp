@@ -17,14 +17,15 @@ Stage1Kernel::Stage1Kernel(const ProblemDims& dims, int block_m, const family::S
       config_(config),
       chunk_columns_(config.tile_n / config.waves),
       slice_blocks_(config.tile_k / kMxBlockSize / config.k_waves),
+      k_splits_(config.k_splits > 0 ? config.k_splits : 1),
       groups_(static_cast<std::size_t>(groups)),
       lanes_(static_cast<std::size_t>(groups * config.waves)) {
     const auto tile_m = static_cast<std::size_t>(config.tile_m);
     const auto slice_k = static_cast<std::size_t>(slice_blocks_ * kMxBlockSize);
     const auto chunk_width = static_cast<std::size_t>(2 * chunk_columns_);
     for (Group& group : groups_) {
-        group.partial.resize(static_cast<std::size_t>(config.k_waves * config.waves) * tile_m *
-                             chunk_width);
+        group.partial.resize(static_cast<std::size_t>(k_splits_ * config.k_waves * config.waves) *
+                             tile_m * chunk_width);
         group.barrier = std::make_unique<std::barrier<>>(config.waves);
     }
     for (Lane& lane : lanes_) {
@@ -43,14 +44,15 @@ std::size_t Stage1Kernel::workspace_bytes() const {
     return floats * sizeof(float);
 }
 
-float* Stage1Kernel::unit_partial(Group& group, int chunk, int slice) const {
-    const std::size_t unit = static_cast<std::size_t>(slice * config_.waves + chunk);
+float* Stage1Kernel::unit_partial(Group& group, int chunk, int slice, int split) const {
+    const std::size_t unit =
+        static_cast<std::size_t>((split * config_.k_waves + slice) * config_.waves + chunk);
     return group.partial.data() +
            unit * static_cast<std::size_t>(config_.tile_m * 2 * chunk_columns_);
 }
 
 void Stage1Kernel::compute_unit(const Stage1Io& io, std::int64_t tile, int chunk, int slice,
-                                Lane& lane, float* partial) const {
+                                int split, Lane& lane, float* partial) const {
     const Problem& problem = *io.problem;
     const SortedRouting& routing = *io.routing;
     const std::int64_t n_tiles = dims_.inter / config_.tile_n;
@@ -81,7 +83,10 @@ void Stage1Kernel::compute_unit(const Stage1Io& io, std::int64_t tile, int chunk
     std::fill(partial, partial + tile_m * width, 0.0f);
     const std::int64_t step_blocks = config_.tile_k / kMxBlockSize;
 
-    for (std::int64_t step = 0; step < dims_.hidden / config_.tile_k; ++step) {
+    const std::int64_t steps = dims_.hidden / config_.tile_k;
+    const std::int64_t first_step = split * steps / k_splits_;
+    const std::int64_t end_step = (split + 1) * steps / k_splits_;
+    for (std::int64_t step = first_step; step < end_step; ++step) {
         const std::int64_t block0 = step * step_blocks + slice * slice_blocks_;
         for (int r = 0; r < tile_m; ++r) {
             float* a_row = lane.a_stage.data() + r * slice_k;
@@ -137,11 +142,15 @@ void Stage1Kernel::store_rows(const Stage1Io& io, std::int64_t tile, int lane_in
             const int offset = r * width + column % chunk_columns_;
             float gate = 0.0f;
             float up = 0.0f;
-            for (int slice = 0; slice < config_.k_waves; ++slice) {
-                const float* unit =
-                    partial + static_cast<std::size_t>(slice * config_.waves + chunk) * unit_stride;
-                gate += unit[offset];
-                up += unit[offset + chunk_columns_];
+            for (int split = 0; split < k_splits_; ++split) {
+                for (int slice = 0; slice < config_.k_waves; ++slice) {
+                    const float* unit =
+                        partial + static_cast<std::size_t>(
+                                      (split * config_.k_waves + slice) * config_.waves + chunk) *
+                                      unit_stride;
+                    gate += unit[offset];
+                    up += unit[offset + chunk_columns_];
+                }
             }
             lane.h_row[static_cast<std::size_t>(column)] = portable_silu(gate) * up;
         }
@@ -167,13 +176,16 @@ void Stage1Kernel::run(const Stage1Io& io, int participant) {
     const auto group_count = static_cast<std::int64_t>(groups_.size());
     const std::int64_t tiles =
         io.routing->valid_rows / config_.tile_m * (dims_.inter / config_.tile_n);
-    const int units = waves * config_.k_waves;
+    const int parts = config_.k_waves * k_splits_;  // (split, slice) pairs of a chunk
+    const int units = waves * parts;
 
     for (std::int64_t tile = participant / waves; tile < tiles; tile += group_count) {
         for (int unit = lane_index; unit < units; unit += waves) {
-            const int chunk = unit / config_.k_waves;
+            const int chunk = unit / parts;
+            const int split = unit % parts / config_.k_waves;
             const int slice = unit % config_.k_waves;
-            compute_unit(io, tile, chunk, slice, lane, unit_partial(group, chunk, slice));
+            compute_unit(io, tile, chunk, slice, split, lane,
+                         unit_partial(group, chunk, slice, split));
         }
         if (waves > 1) group.barrier->arrive_and_wait();
         store_rows(io, tile, lane_index, lane, group.partial.data());

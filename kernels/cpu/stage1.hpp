@@ -12,6 +12,10 @@
 //                             their own partial sums, reduced (in slice order) before SiLU;
 //                             a tile's work is waves column chunks x k_waves slices, dealt
 //                             to the group's waves threads round-robin;
+//   k_splits                  the tile's K steps are cut into k_splits contiguous ranges
+//                             (0: one), each with its own k_waves partial sums, all added
+//                             in (range, slice) order; a tile's work is waves x k_waves x
+//                             k_splits units;
 //   gate_mode                 where the gate and up rows of a column are;
 //   fused_fp8_out             the epilogue quantizes h to MXFP8 from fp32 itself; otherwise
 //                             it stores bf16 and a separate pass quantizes.
@@ -52,7 +56,7 @@ public:
 
 private:
     struct Group {
-        std::vector<float> partial;  // [k_waves][waves][tile_m][2 * chunk_columns]
+        std::vector<float> partial;  // [k_splits][k_waves][waves][tile_m][2 * chunk_columns]
         std::unique_ptr<std::barrier<>> barrier;
     };
     struct Lane {
@@ -62,17 +66,18 @@ private:
         float block[32];
     };
 
-    void compute_unit(const Stage1Io& io, std::int64_t tile, int chunk, int slice, Lane& lane,
-                      float* partial) const;
+    void compute_unit(const Stage1Io& io, std::int64_t tile, int chunk, int slice, int split,
+                      Lane& lane, float* partial) const;
     void store_rows(const Stage1Io& io, std::int64_t tile, int lane_index, Lane& lane,
                     const float* partial) const;
-    float* unit_partial(Group& group, int chunk, int slice) const;
+    float* unit_partial(Group& group, int chunk, int slice, int split) const;
 
     ProblemDims dims_;
     int block_m_;
     family::Stage1Config config_;
     int chunk_columns_;  // h columns per wave chunk: tile_n / waves
     int slice_blocks_;   // scale blocks per K slice: tile_k / 32 / k_waves
+    int k_splits_;       // contiguous ranges of K steps (config.k_splits, 0 meaning 1)
     std::vector<Group> groups_;
     std::vector<Lane> lanes_;
 };

@@ -73,6 +73,10 @@ void check_matrix_candidate(const CandidateRequirements& require, const family::
                      std::to_string(s1.waves) + " waves of 8-column weight tiles" +
                      (s1.fused_fp8_out ? " in whole 32-column scale blocks" : ""));
     }
+    if (s1.k_splits > gpu::kMatrixMaxKSplits) {
+        require.fail("stage1.k_splits " + std::to_string(s1.k_splits) + " is above " +
+                     std::to_string(gpu::kMatrixMaxKSplits));
+    }
     const int threads = s1.waves * s1.k_waves * 32;
     if (threads > std::min(16 * 32, device.max_threads_per_block)) {
         require.fail("stage1 needs " + std::to_string(threads) + " threads per workgroup");

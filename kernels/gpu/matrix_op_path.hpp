@@ -40,16 +40,19 @@ struct MatrixOpPath {
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
-          k_splits(matrix_stage1_k_splits(
-              stage1_tiles,
-              matrix_stage1_workgroups_per_multiprocessor(
-                  chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
-                  chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
-                  staged_activations),
-              // Large token tiles' K warps split token groups, not K.
-              matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
-              dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
-              bound_gpu_device().multiprocessors)),
+          k_splits(
+              chosen.stage1.k_splits > 0
+                  ? chosen.stage1.k_splits
+                  : matrix_stage1_k_splits(
+                        stage1_tiles,
+                        matrix_stage1_workgroups_per_multiprocessor(
+                            chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
+                            chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
+                            staged_activations),
+                        // Large token tiles' K warps split token groups, not K.
+                        matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
+                        dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
+                        bound_gpu_device().multiprocessors)),
           sorted(rows, chosen.block_m, dims.experts),
           a1(element_count((dims.tokens + 1) * dims.hidden)),
           a1_scales(element_count((dims.tokens + 1) * dims.hidden_blocks())),

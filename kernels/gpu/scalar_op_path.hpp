@@ -39,10 +39,12 @@ struct ScalarOpPath {
           out(dims.x_elements()),
           tile_counter(1),
           partial_rows(std::min(capacity_rows, dims.sorted_rows_bound(chosen.block_m))),
-          k_splits(stage1_k_splits(geometry1,
-                                   (partial_rows + geometry1.tile_m - 1) / geometry1.tile_m *
-                                       (dims.inter / geometry1.tile_n),
-                                   dims.hidden, bound_gpu_device().multiprocessors)),
+          k_splits(chosen.stage1.k_splits > 0
+                       ? chosen.stage1.k_splits
+                       : stage1_k_splits(geometry1,
+                                         (partial_rows + geometry1.tile_m - 1) / geometry1.tile_m *
+                                             (dims.inter / geometry1.tile_n),
+                                         dims.hidden, bound_gpu_device().multiprocessors)),
           partials(k_splits > 1 ? element_count(k_splits * partial_rows * dims.inter * 2) : 0) {
         persistent_workgroups = chosen.stage2.persistent
                                     ? stage2_workgroups_per_multiprocessor(geometry2) *

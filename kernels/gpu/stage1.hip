@@ -25,8 +25,10 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
     const std::int64_t n_tiles = s.inter / g.tile_n;
     const std::int64_t tile = blockIdx.x;
     const int split = static_cast<int>(blockIdx.y);
-    const std::int64_t k_per_split = s.hidden / args.k_splits;
-    const std::int64_t k_begin = split * k_per_split;
+    // Whole K steps per split: the derived count divides them, a candidate's need not.
+    const std::int64_t k_steps = s.hidden / g.tile_k;
+    const std::int64_t k_begin = split * k_steps / args.k_splits * g.tile_k;
+    const std::int64_t k_end = (split + 1) * k_steps / args.k_splits * g.tile_k;
     const std::int64_t row0 = tile / n_tiles * g.tile_m;
     if (row0 >= *args.sorted.valid_rows) return;
     const std::int64_t column0 = tile % n_tiles * g.tile_n;
@@ -58,8 +60,7 @@ __global__ void __launch_bounds__(kStage1MaxThreads) stage1_kernel(Stage1Args ar
                                  s.tokens, s.topk, false};
             if (!pass_has_rows(g, rows)) continue;
             Accumulators<2> acc;
-            run_pass_k_loop<2>(acc, staged, g, place, a, rows, w, weight_row, k_begin,
-                               k_begin + k_per_split);
+            run_pass_k_loop<2>(acc, staged, g, place, a, rows, w, weight_row, k_begin, k_end);
 
             if (args.k_splits > 1) {
                 // This split's partial sums of the real rows; finish_split_rows adds the splits

@@ -1,5 +1,7 @@
 #include "problem/candidate_requirements.hpp"
 
+#include <algorithm>
+
 #include "common/mx_block.hpp"
 #include "fhmoe/kernels/unsupported_candidate.hpp"
 
@@ -49,6 +51,12 @@ void CandidateRequirements::check_shape_fit(const family::ShapeKey& shape,
     between("stage1.k_waves", s1.k_waves, 1, max_waves);
     divides("stage1.k_waves", s1.k_waves, "the scale blocks of stage1.tile_k",
             s1.tile_k / kMxBlockSize);
+    if (s1.k_splits != 0 && shape.model_dim % s1.tile_k == 0) {
+        // Each K wave of each split keeps at least one whole K step.
+        const std::int64_t steps = shape.model_dim / s1.tile_k;
+        between("stage1.k_splits", s1.k_splits, 1,
+                static_cast<int>(std::max<std::int64_t>(1, steps / s1.k_waves)));
+    }
     if (s1.gate_mode != shape.gate_mode) {
         fail(std::string("stage1.gate_mode ") + std::string(family::to_aiter_string(s1.gate_mode)) +
              " is not the shape's " + std::string(family::to_aiter_string(shape.gate_mode)));

@@ -16,8 +16,16 @@ bool on_axis(const Axis& axis, int value) {
 
 bool divides(int tile, std::int64_t dim) { return dim % tile == 0; }
 
+// The K splits offered for (shape, block_m): the derived one alone outside the small tiles
+// of decode-size batches (offers_fixed_k_splits).
+std::vector<int> offered_k_splits(const ShapeKey& shape, int block_m) {
+    if (!offers_fixed_k_splits(shape, block_m)) return {0};
+    return {kStage1KSplitsAxis.begin(), kStage1KSplitsAxis.end()};
+}
+
 std::vector<Stage1Config> stage1_configs(const ShapeKey& shape, int block_m) {
     std::vector<Stage1Config> configs;
+    const std::vector<int> k_splits_offered = offered_k_splits(shape, block_m);
     for (int tile_n : kStage1TileNAxis) {
         if (!divides(tile_n, shape.inter_dim)) continue;
         for (int tile_k : kStage1TileKAxis) {
@@ -25,9 +33,15 @@ std::vector<Stage1Config> stage1_configs(const ShapeKey& shape, int block_m) {
             for (int waves : kStage1WavesAxis) {
                 for (int k_waves : kStage1KWavesAxis) {
                     if ((tile_k / kScaleBlockK) % k_waves != 0) continue;
-                    for (bool fused : {false, true}) {
-                        configs.push_back(Stage1Config{block_m, tile_n, tile_k, waves, k_waves,
-                                                       shape.gate_mode, fused});
+                    for (int k_splits : k_splits_offered) {
+                        if (static_cast<std::int64_t>(k_splits) * k_waves >
+                            shape.model_dim / tile_k) {
+                            continue;
+                        }
+                        for (bool fused : {false, true}) {
+                            configs.push_back(Stage1Config{block_m, tile_n, tile_k, waves, k_waves,
+                                                           shape.gate_mode, fused, k_splits});
+                        }
                     }
                 }
             }
@@ -79,6 +93,11 @@ std::vector<int> offered_block_ms(const ShapeKey& shape) {
     return block_ms;
 }
 
+bool offers_fixed_k_splits(const ShapeKey& shape, int block_m) {
+    return block_m <= kFixedKSplitsMaxBlockM &&
+           padded_token(std::max<std::int64_t>(shape.token, 1)) <= kFixedKSplitsMaxToken;
+}
+
 std::vector<CatalogueCount> count_catalogue(const ShapeKey& shape) {
     require_supported(shape);
     std::vector<CatalogueCount> counts;
@@ -121,6 +140,7 @@ bool is_in_catalogue(const ShapeKey& shape, const Candidate& c) {
     const Stage2Config& s2 = c.stage2;
     return on_axis(kStage1TileNAxis, s1.tile_n) && on_axis(kStage1TileKAxis, s1.tile_k) &&
            on_axis(kStage1WavesAxis, s1.waves) && on_axis(kStage1KWavesAxis, s1.k_waves) &&
+           on_axis(offered_k_splits(shape, c.block_m), s1.k_splits) &&
            s2.tile_m >= kMinStage2TileM && on_axis(kStage2TileNAxis, s2.tile_n) &&
            on_axis(kStage2TileKAxis, s2.tile_k);
 }

@@ -58,7 +58,8 @@ std::optional<std::string> why_candidate_illegal(const ShapeKey& shape, const Ca
     const bool stage1_named = s1.tile_n >= 1 && s1.tile_n <= kMaxTileMN &&
                               s1.tile_k >= kScaleBlockK && s1.tile_k <= kMaxTileK &&
                               s1.tile_k % kScaleBlockK == 0 && s1.waves >= 1 &&
-                              s1.waves <= kMaxWaves && s1.k_waves >= 1 && s1.k_waves <= kMaxWaves;
+                              s1.waves <= kMaxWaves && s1.k_waves >= 1 && s1.k_waves <= kMaxWaves &&
+                              s1.k_splits >= 0 && s1.k_splits <= kMaxKSplits;
     const bool stage2_named = s2.tile_m >= 1 && s2.tile_n >= 1 && s2.tile_n <= kMaxTileMN &&
                               s2.tile_k >= kScaleBlockK && s2.tile_k <= kMaxTileK &&
                               s2.tile_k % kScaleBlockK == 0;
@@ -78,6 +79,15 @@ std::optional<std::string> why_candidate_illegal(const ShapeKey& shape, const Ca
         return "stage1 k_waves " + std::to_string(s1.k_waves) + " does not split the " +
                std::to_string(s1.tile_k / kScaleBlockK) + " scale blocks of tile_k " +
                std::to_string(s1.tile_k);
+    }
+    // Every K wave of every split keeps at least one whole K step (on the gpu, a warp's ring
+    // step; on the cpu, the unit of its K loop).
+    const std::int64_t k_steps = shape.model_dim / s1.tile_k;
+    if (s1.k_splits > 0 && static_cast<std::int64_t>(s1.k_splits) * s1.k_waves > k_steps) {
+        return "stage1 k_splits " + std::to_string(s1.k_splits) + " x k_waves " +
+               std::to_string(s1.k_waves) + " exceeds the " + std::to_string(k_steps) +
+               " K steps of tile_k " + std::to_string(s1.tile_k) + " in model_dim " +
+               std::to_string(shape.model_dim);
     }
     if (s1.gate_mode != shape.gate_mode) {
         return "stage1 gate mode " + std::string(to_aiter_string(s1.gate_mode)) +

@@ -49,6 +49,12 @@ MemoryEstimate estimate_device_memory(const ShapeKey& shape, const Candidate& ca
     estimate.stage1_output = mxfp8_with_scales(slots, i);
     if (!candidate.stage1.fused_fp8_out) estimate.stage1_output += slots * i * kBf16Bytes;
 
+    if (candidate.stage1.k_splits > 1) {
+        constexpr std::uint64_t kFloatBytes = 4;
+        estimate.stage1_partials = static_cast<std::uint64_t>(candidate.stage1.k_splits) *
+                                   sorted_length * i * 2 * kFloatBytes;
+    }
+
     estimate.stage2_output = m * h * kBf16Bytes;
     if (candidate.stage2.mode == Stage2Mode::reduce) {
         estimate.stage2_output += slots * h * kBf16Bytes;

@@ -112,6 +112,8 @@ std::string format_stage1_name(const Stage1Config& c) {
     check_tile(c.k_waves >= 1 && c.k_waves <= kMaxWaves, "k_waves");
     if (c.waves != 1) name += "_w" + std::to_string(c.waves);
     if (c.k_waves != 1) name += "_kw" + std::to_string(c.k_waves);
+    check_tile(c.k_splits >= 0 && c.k_splits <= kMaxKSplits, "k_splits");
+    if (c.k_splits != 0) name += "_ks" + std::to_string(c.k_splits);
     name += c.gate_mode == GateMode::interleave ? "_gui" : "_gus";
     if (c.fused_fp8_out) name += "_fp8";
     return name;
@@ -130,9 +132,9 @@ Stage1Config parse_stage1_name(std::string_view name) {
     config.tile_m = head.tile.m;
     config.tile_n = head.tile.n;
     config.tile_k = head.tile.k;
-    enum Slot { waves, k_waves, gate, fused };
-    const auto seen = walk_suffix<4>(
-        name, head.tokens, {"w{W}", "kw{KW}", "gui|gus", "fp8"},
+    enum Slot { waves, k_waves, k_splits, gate, fused };
+    const auto seen = walk_suffix<5>(
+        name, head.tokens, {"w{W}", "kw{KW}", "ks{KS}", "gui|gus", "fp8"},
         [&](std::string_view token) -> int {
             if (token == "gui" || token == "gus") {
                 config.gate_mode = token == "gui" ? GateMode::interleave : GateMode::separated;
@@ -141,6 +143,12 @@ Stage1Config parse_stage1_name(std::string_view name) {
             if (token == "fp8") {
                 config.fused_fp8_out = true;
                 return fused;
+            }
+            if (auto digits = detail::numeric_suffix(token, "ks")) {
+                // No default to omit: without the token the backend derives the split.
+                config.k_splits =
+                    detail::parse_number(*digits, 1, kMaxKSplits, "k_splits", name, token);
+                return k_splits;
             }
             if (auto digits = detail::numeric_suffix(token, "kw")) {
                 config.k_waves = parse_multiplier(name, token, *digits, "k_waves");

@@ -168,10 +168,12 @@ private:
         const double padded_rows = active * std::ceil(routed_slots / active / bm) * bm +
                                    std::ceil(m / bm) * bm;  // routed experts + shared expert
 
-        const double eff1 = tile_efficiency(c.stage1.tile_n, i, 128.0) *
-                            tile_efficiency(c.stage1.tile_k, h, 256.0) *
-                            (1.0 - 0.04 * std::log2(static_cast<double>(c.stage1.waves))) *
-                            (1.0 - 0.03 * std::log2(static_cast<double>(c.stage1.k_waves)));
+        const double eff1 =
+            tile_efficiency(c.stage1.tile_n, i, 128.0) *
+            tile_efficiency(c.stage1.tile_k, h, 256.0) *
+            (1.0 - 0.04 * std::log2(static_cast<double>(c.stage1.waves))) *
+            (1.0 - 0.03 * std::log2(static_cast<double>(c.stage1.k_waves))) *
+            (1.0 - 0.02 * std::log2(std::max(1.0, static_cast<double>(c.stage1.k_splits))));
         const double eff2 = tile_efficiency(c.stage2.tile_n, h, 128.0) *
                             tile_efficiency(c.stage2.tile_k, i, 128.0) *
                             (c.stage2.persistent ? 1.05 : 1.0);

@@ -28,6 +28,8 @@ RunHeader sample_header() {
     PlannedShape planned;
     planned.shape = small_shape(3);
     planned.candidates = {family::default_candidate(planned.shape)};
+    planned.candidates.push_back(planned.candidates.front());
+    planned.candidates.back().stage1.k_splits = 2;  // a fixed K split travels too
     planned.incumbent_index = 0;
     planned.incumbent_row_us = 12.5;
     header.shapes.push_back(planned);
@@ -149,6 +151,28 @@ TEST(Journal, ARaceRecordWrittenBeforeTheRaceTimesExistedStillReads) {
     EXPECT_EQ(std::get<RaceOutcomeRecord>(decode_journal_record(frame.type, frame.payload))
                   .finished_unix_ns,
               22);
+}
+
+TEST(Journal, AFrameOfAVersionThisBuildDoesNotKnowIsRefused) {
+    const wire::Frame frame =
+        wire::decode_frame(encode_journal_record(sample_header()), journal_format_version);
+    EXPECT_EQ(std::get<RunHeader>(decode_journal_record(frame.type, frame.payload))
+                  .shapes.front()
+                  .candidates.back()
+                  .stage1.k_splits,
+              2);
+    for (const std::uint16_t version :
+         {static_cast<std::uint16_t>(oldest_readable_journal_format_version - 1),
+          static_cast<std::uint16_t>(journal_format_version + 1)}) {
+        try {
+            decode_journal_record(frame.type, frame.payload, version);
+            ADD_FAILURE() << "read a version " << version << " frame";
+        } catch (const wire::WireError& error) {
+            EXPECT_EQ(std::string(error.what()), "journal format version " +
+                                                     std::to_string(version) +
+                                                     " is not one this build reads");
+        }
+    }
 }
 
 TEST(Journal, ACandidateRecordWrittenBeforeTheScreenExistedStillReads) {

@@ -83,6 +83,21 @@ TEST(OlderRun, ItsJournalRebuildsTheSameDecisionsAndKnowsWhereEachRaceRan) {
     }
 }
 
+// The journal is in frame version 2, before a candidate's stage1 carried k_splits: its planned
+// candidates read with the derived split, which is what that run measured.
+TEST(OlderRun, ItsVersion2PlanReadsWithTheDerivedKSplit) {
+    const evidence::JournalContents journal = evidence::read_journal(kRunDir + "/tune.journal");
+    ASSERT_EQ(journal.header.shapes.size(), 5U);
+    std::size_t candidates = 0;
+    for (const auto& planned : journal.header.shapes) {
+        for (const auto& candidate : planned.candidates) {
+            EXPECT_EQ(candidate.stage1.k_splits, 0);
+            ++candidates;
+        }
+    }
+    EXPECT_EQ(candidates, 40U);
+}
+
 TEST(OlderRun, DiffAcrossTheUpgradeOfOneRunFindsNothing) {
     const evidence::RunEvidence archived = evidence::read_archive(kRunDir + "/evidence.h5");
     const evidence::RunEvidence rebuilt =

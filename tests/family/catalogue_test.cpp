@@ -21,19 +21,25 @@ using test_support::small_shape;
 // For DSV4 I384 (H 7168, I 384), per block_m:
 //   stage1 = 3 tile_n (32, 64, 128; 256 does not divide 384)
 //          x 8 (tile_k, k_waves) pairs (64: kw 1,2; 128: kw 1,2,4; 256: kw 1,2,4)
-//          x 3 waves x 2 (fused or not) = 144
+//          x 3 waves x 2 (fused or not) = 144 with the derived K split alone;
+//   with the fixed K splits (block_m <= 32 up to 64 tokens), each (tile_k, k_waves) pair takes
+//          the splits 0, 2, 4, 8, 16 with k_splits * k_waves <= 7168 / tile_k:
+//          64 (112 steps): kw1 5, kw2 5; 128 (56): kw1 5, kw2 5, kw4 4 (not 16);
+//          256 (28): kw1 5, kw2 4, kw4 3 (0, 2, 4) = 36 -> 3 x 36 x 3 x 2 = 648
 //   stage2 per tile_m = 5 tile_n (64, 128, 256, 512, 1024 all divide 7168)
 //          x 2 tile_k (64, 128; 256 does not divide 384) x 2 modes x 2 persist = 40
 //   tile_m: bm16 -> {16} (8 is below the minimum); others -> {bm/2, bm}
-// so bm16 offers 144 * 40 = 5760 and every other block 144 * 80 = 11520.
+// so bm16 offers 144 * 40 = 5760 and every other block 144 * 80 = 11520, or with fixed K
+// splits 648 * 40 = 25920 and 648 * 80 = 51840.
 // block_m rule: block_m <= max(32, 2 * padded token).
 TEST(Catalogue, PinsTheDsv4I384CountsPerToken) {
-    const std::map<int, std::size_t> small_tokens{{16, 5760}, {32, 11520}};
-    const std::map<int, std::size_t> token_32{{16, 5760}, {32, 11520}, {64, 11520}};
+    const std::map<int, std::size_t> small_tokens{{16, 25920}, {32, 51840}};
+    const std::map<int, std::size_t> token_32{{16, 25920}, {32, 51840}, {64, 11520}};
+    const std::map<int, std::size_t> token_64{{16, 25920}, {32, 51840}, {64, 11520}, {128, 11520}};
     const std::map<int, std::size_t> all_blocks{{16, 5760}, {32, 11520}, {64, 11520}, {128, 11520}};
     const std::map<std::int64_t, std::map<int, std::size_t>> expected{
         {1, small_tokens},  {2, small_tokens}, {4, small_tokens},  {8, small_tokens},
-        {16, small_tokens}, {32, token_32},    {64, all_blocks},   {128, all_blocks},
+        {16, small_tokens}, {32, token_32},    {64, token_64},     {128, all_blocks},
         {256, all_blocks},  {512, all_blocks}, {1024, all_blocks}, {2048, all_blocks}};
     for (const ShapeKey& shape : dsv4_i384_shapes()) {
         std::map<int, std::size_t> per_block;
@@ -42,11 +48,20 @@ TEST(Catalogue, PinsTheDsv4I384CountsPerToken) {
         std::map<int, std::size_t> counted;
         for (const CatalogueCount& count : count_catalogue(shape)) {
             EXPECT_EQ(count.candidates, count.stage1_configs * count.stage2_configs);
-            EXPECT_EQ(count.stage1_configs, 144U);
+            EXPECT_EQ(count.stage1_configs,
+                      offers_fixed_k_splits(shape, count.block_m) ? 648U : 144U);
             counted[count.block_m] = count.candidates;
         }
         EXPECT_EQ(counted, expected.at(shape.token)) << "token " << shape.token;
     }
+}
+
+TEST(Catalogue, FixedKSplitsOnlyForSmallTilesUpTo64Tokens) {
+    EXPECT_TRUE(offers_fixed_k_splits(dsv4_i384_shape(1), 16));
+    EXPECT_TRUE(offers_fixed_k_splits(dsv4_i384_shape(64), 32));
+    EXPECT_FALSE(offers_fixed_k_splits(dsv4_i384_shape(64), 64));
+    EXPECT_FALSE(offers_fixed_k_splits(dsv4_i384_shape(65), 16));  // pads to 128
+    EXPECT_FALSE(offers_fixed_k_splits(dsv4_i384_shape(2048), 16));
 }
 
 bool test_divides(int tile, std::int64_t dim) { return dim % tile == 0; }
@@ -64,27 +79,36 @@ std::vector<Candidate> brute_force_catalogue(const ShapeKey& s) {
                     for (int kw : {1, 2, 3, 4}) {
                         for (GateMode gate : {GateMode::interleave, GateMode::separated}) {
                             for (bool fused : {false, true}) {
-                                const bool stage1_ok = tn1 != 16 && tk1 != 32 && waves != 3 &&
-                                                       kw != 3 && test_divides(tn1, s.inter_dim) &&
-                                                       test_divides(tk1, s.model_dim) &&
-                                                       (tk1 / 32) % kw == 0 && gate == s.gate_mode;
-                                if (!stage1_ok) continue;
-                                for (int tm2 : {8, 16, 32, 64, 128}) {
-                                    if (tm2 < 16 || (tm2 != bm && tm2 * 2 != bm)) continue;
-                                    for (int tn2 : {32, 64, 128, 256, 512, 1024, 2048}) {
-                                        for (int tk2 : {32, 64, 128, 256}) {
-                                            if (tn2 == 32 || tn2 == 2048 || tk2 == 32) continue;
-                                            if (!test_divides(tn2, s.model_dim) ||
-                                                !test_divides(tk2, s.inter_dim)) {
-                                                continue;
-                                            }
-                                            for (Stage2Mode mode :
-                                                 {Stage2Mode::atomic, Stage2Mode::reduce}) {
-                                                for (bool persistent : {false, true}) {
-                                                    result.push_back(Candidate{
-                                                        bm,
-                                                        {bm, tn1, tk1, waves, kw, gate, fused},
-                                                        {tm2, tn2, tk2, mode, persistent}});
+                                for (int ks : {0, 1, 2, 3, 4, 8, 16, 32}) {
+                                    const bool fixed_splits =
+                                        bm <= 32 && padded_token(s.token) <= 64;
+                                    const bool split_ok =
+                                        ks == 0 || (fixed_splits && ks != 1 && ks != 3 &&
+                                                    ks != 32 && ks * kw <= s.model_dim / tk1);
+                                    const bool stage1_ok =
+                                        tn1 != 16 && tk1 != 32 && waves != 3 && kw != 3 &&
+                                        test_divides(tn1, s.inter_dim) &&
+                                        test_divides(tk1, s.model_dim) && (tk1 / 32) % kw == 0 &&
+                                        gate == s.gate_mode && split_ok;
+                                    if (!stage1_ok) continue;
+                                    for (int tm2 : {8, 16, 32, 64, 128}) {
+                                        if (tm2 < 16 || (tm2 != bm && tm2 * 2 != bm)) continue;
+                                        for (int tn2 : {32, 64, 128, 256, 512, 1024, 2048}) {
+                                            for (int tk2 : {32, 64, 128, 256}) {
+                                                if (tn2 == 32 || tn2 == 2048 || tk2 == 32) continue;
+                                                if (!test_divides(tn2, s.model_dim) ||
+                                                    !test_divides(tk2, s.inter_dim)) {
+                                                    continue;
+                                                }
+                                                for (Stage2Mode mode :
+                                                     {Stage2Mode::atomic, Stage2Mode::reduce}) {
+                                                    for (bool persistent : {false, true}) {
+                                                        result.push_back(Candidate{
+                                                            bm,
+                                                            {bm, tn1, tk1, waves, kw, gate, fused,
+                                                             ks},
+                                                            {tm2, tn2, tk2, mode, persistent}});
+                                                    }
                                                 }
                                             }
                                         }
@@ -202,6 +226,13 @@ TEST(Legality, ExplainsEachRule) {
               "stage1 tile_k 96 does not divide model_dim 7168");
     EXPECT_EQ(reason([](Candidate& c) { c.stage1.k_waves = 3; }),
               "stage1 k_waves 3 does not split the 8 scale blocks of tile_k 256");
+    EXPECT_EQ(reason([](Candidate& c) { c.stage1.k_splits = 28; }), "(legal)");
+    EXPECT_EQ(reason([](Candidate& c) {
+                  c.stage1.k_splits = 15;
+                  c.stage1.k_waves = 2;
+              }),
+              "stage1 k_splits 15 x k_waves 2 exceeds the 28 K steps of tile_k 256 in "
+              "model_dim 7168");
     EXPECT_EQ(reason([](Candidate& c) { c.stage1.gate_mode = GateMode::separated; }),
               "stage1 gate mode GateMode.SEPARATED is not the shape's GateMode.INTERLEAVE");
     EXPECT_EQ(reason([](Candidate& c) { c.stage2.tile_m = 8; }),

@@ -48,6 +48,17 @@ TEST(MemoryEstimate, MatchesAHandCountForATinyShape) {
     EXPECT_EQ(bigger.stage1_output, estimate.stage1_output + 4 * 32 * 2);  // + bf16 [4,32]
     EXPECT_EQ(bigger.stage2_output, estimate.stage2_output + 4 * 64 * 2);  // + bf16 [4,64]
     EXPECT_EQ(bigger.total(), 18128U);
+
+    // A fixed K split keeps FP32 gate and up partials per split and sorted row; one split or
+    // the derived one (bounded to a wave of the device) none.
+    Candidate split = fused_atomic;
+    split.stage1.k_splits = 2;
+    EXPECT_EQ(estimate_device_memory(tiny_shape(), split).stage1_partials,
+              2U * sorted * 32 * 2 * 4);
+    EXPECT_EQ(estimate_device_bytes(tiny_shape(), split), 17360U + 2 * sorted * 32 * 2 * 4);
+    split.stage1.k_splits = 1;
+    EXPECT_EQ(estimate_device_memory(tiny_shape(), split).stage1_partials, 0U);
+    EXPECT_EQ(estimate.stage1_partials, 0U);
 }
 
 TEST(MemoryEstimate, ReduceNeedsMoreThanAtomic) {

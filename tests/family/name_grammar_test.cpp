@@ -61,6 +61,10 @@ TEST(NameGrammar, FormatsTheCanonicalNames) {
               "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_gui_fp8");
     EXPECT_EQ(format_stage1_name(Stage1Config{16, 128, 64, 1, 1, GateMode::separated, false}),
               "fhmoe1_afp8_wfp4_bf16_t16x128x64_gus");
+    EXPECT_EQ(format_stage1_name(Stage1Config{16, 64, 128, 4, 2, GateMode::interleave, true, 8}),
+              "fhmoe1_afp8_wfp4_bf16_t16x64x128_w4_kw2_ks8_gui_fp8");
+    EXPECT_EQ(format_stage1_name(Stage1Config{16, 64, 128, 1, 1, GateMode::interleave, false, 1}),
+              "fhmoe1_afp8_wfp4_bf16_t16x64x128_ks1_gui");
     EXPECT_EQ(format_stage2_name(Stage2Config{32, 256, 128, Stage2Mode::reduce, true}),
               "fhmoe2_afp8_wfp4_bf16_t32x256x128_reduce_persist");
     EXPECT_EQ(format_stage2_name(Stage2Config{16, 64, 64, Stage2Mode::atomic, false}),
@@ -147,9 +151,14 @@ TEST(NameGrammar, RejectsMalformedNamesNamingTheToken) {
         {true, s1 + "t32x64x256_w65_gui", "token 'w65': waves 65 exceeds 64"},
         {true, s1 + "t32x64x256_w04_gui", "token 'w04': waves '04' has a leading zero"},
         {true, s1 + "t32x64x256_kw2_w4_gui",
-         "token 'w4': out of canonical order (w{W}, kw{KW}, gui|gus, fp8)"},
+         "token 'w4': out of canonical order (w{W}, kw{KW}, ks{KS}, gui|gus, fp8)"},
         {true, s1 + "t32x64x256_fp8_gui",
-         "token 'gui': out of canonical order (w{W}, kw{KW}, gui|gus, fp8)"},
+         "token 'gui': out of canonical order (w{W}, kw{KW}, ks{KS}, gui|gus, fp8)"},
+        {true, s1 + "t32x64x256_ks0_gui", "token 'ks0': k_splits is zero"},
+        {true, s1 + "t32x64x256_ks65_gui", "token 'ks65': k_splits 65 exceeds 64"},
+        {true, s1 + "t32x64x256_ks4_kw2_gui",
+         "token 'kw2': out of canonical order (w{W}, kw{KW}, ks{KS}, gui|gus, fp8)"},
+        {true, s1 + "t32x64x256_ks4_ks2_gui", "token 'ks2': duplicated ks{KS} token"},
         {true, s1 + "t32x64x256_w4", "missing gate mode token 'gui' or 'gus'"},
         {true, s1 + "t32x64x256_gui__fp8", "empty token (doubled or trailing '_')"},
         {true, s1 + "t32x64x256_gui_", "empty token (doubled or trailing '_')"},
@@ -172,7 +181,7 @@ TEST(NameGrammar, RejectsMalformedNamesNamingTheToken) {
 // Every token changes what runs: dropping an optional token or altering any token parses
 // to a different config (and a required token cannot be dropped at all).
 TEST(NameGrammar, EveryTokenOfAStage1NameChangesTheConfig) {
-    const std::string base = "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_gui_fp8";
+    const std::string base = "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_ks4_gui_fp8";
     const Stage1Config config = parse_stage1_name(base);
     const std::vector<std::string> tokens = tokens_of(base);
     for (std::size_t i = 0; i < tokens.size(); ++i) {
@@ -184,12 +193,13 @@ TEST(NameGrammar, EveryTokenOfAStage1NameChangesTheConfig) {
         }
     }
     for (const std::string& altered : std::vector<std::string>{
-             "fhmoe1_afp8_wfp4_bf16_t64x64x256_w4_kw2_gui_fp8",
-             "fhmoe1_afp8_wfp4_bf16_t32x128x256_w4_kw2_gui_fp8",
-             "fhmoe1_afp8_wfp4_bf16_t32x64x128_w4_kw2_gui_fp8",
-             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w2_kw2_gui_fp8",
-             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw4_gui_fp8",
-             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_gus_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t64x64x256_w4_kw2_ks4_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x128x256_w4_kw2_ks4_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x64x128_w4_kw2_ks4_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w2_kw2_ks4_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw4_ks4_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_ks2_gui_fp8",
+             "fhmoe1_afp8_wfp4_bf16_t32x64x256_w4_kw2_ks4_gus_fp8",
          }) {
         EXPECT_NE(parse_stage1_name(altered), config) << altered;
         EXPECT_EQ(format_stage1_name(parse_stage1_name(altered)), altered);

@@ -160,6 +160,36 @@ TEST(GpuOp, StagedActivationKernelsMatchTheReference) {
     expect_all_pass(shape, check_candidates(shape, staged));
 }
 
+// Stage1's K split fixed by the candidate ("_ks{KS}"), not derived: none, uneven ranges (3
+// and 7 parts of 112 pairs), the catalogue's largest with two K warps, and a large token
+// tile's split (its K warps split token groups, so the split alone cuts K).
+TEST(GpuOp, FixedKSplitsMatchTheReference) {
+    for (const std::int64_t tokens : {1, 4, 64}) {
+        const family::ShapeKey shape = family::dsv4_i384_shape(tokens);
+        const family::Candidate base = family::default_candidate(shape);
+        std::vector<family::Candidate> candidates;
+        for (const int k_splits : {1, 3, 7, 16}) {
+            family::Candidate c = base;
+            c.stage1.k_splits = k_splits;
+            candidates.push_back(c);
+        }
+        if (tokens == 64) {
+            // The default's large-tile kernels (from 4096 DSV4 tokens), split four ways.
+            family::Candidate large = base;
+            large.block_m = large.stage1.tile_m = large.stage2.tile_m = 64;
+            large.stage1.tile_k = 64;
+            large.stage1.k_waves = 1;
+            large.stage1.k_splits = 4;
+            large.stage2.tile_n = 512;
+            candidates.push_back(large);
+        }
+        SCOPED_TRACE(family::shape_key_string(shape));
+        const std::vector<Checked> checked = check_candidates(shape, candidates);
+        EXPECT_EQ(checked.size(), candidates.size());
+        expect_all_pass(shape, checked);
+    }
+}
+
 TEST(GpuOp, AGraphReplayComputesTheSameOp) {
     bind_test_device();
     for (const family::ShapeKey& shape :

@@ -35,6 +35,15 @@ TEST(CpuOpValidation, NamesTheFieldItCannotHonour) {
     expect_unsupported([](Candidate& c) { c.stage1.waves = 16; }, "stage1.waves 16 is outside");
     expect_unsupported([](Candidate& c) { c.stage1.k_waves = 3; },
                        "stage1.k_waves 3 does not divide");
+    // model_dim 256 in K steps of 128: two, so two splits of one K wave at most.
+    expect_unsupported([](Candidate& c) { c.stage1.k_splits = 3; },
+                       "stage1.k_splits 3 is outside [1, 2]");
+    expect_unsupported(
+        [](Candidate& c) {
+            c.stage1.k_splits = 2;
+            c.stage1.k_waves = 2;
+        },
+        "stage1.k_splits 2 is outside [1, 1]");
     expect_unsupported([](Candidate& c) { c.stage1.gate_mode = GateMode::separated; },
                        "stage1.gate_mode");
     expect_unsupported([](Candidate& c) { c.stage2.tile_m = 64; },

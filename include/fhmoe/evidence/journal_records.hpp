@@ -23,12 +23,17 @@
 
 namespace fhmoe::evidence {
 
-// Frame version of journal records; a journal of another version is refused, not guessed.
+// Frame version of journal records; a journal of a version this build does not know is
+// refused, not guessed.
 // 2: the session records (session_started, rank_joined, session_ended) that make the
 // journal the evidence archive's only source. Fields appended to the end of a record's
 // payload keep the version: a reader takes them when present and leaves their defaults when
 // an older writer left them out (a race's started/finished times came so).
-inline constexpr std::uint16_t journal_format_version = 2;
+// 3: a candidate's stage1 carries k_splits (Stage1Config). Version 2 frames still read (the
+// member absent, so 0: the derived split, which is what those runs ran); a resumed version 2
+// run appends version 3 frames.
+inline constexpr std::uint16_t journal_format_version = 3;
+inline constexpr std::uint16_t oldest_readable_journal_format_version = 2;
 
 enum class JournalRecordType : std::uint16_t {
     run_header = 1,
@@ -297,8 +302,10 @@ using JournalRecord = std::variant<RunHeader, ShapeLoadedRecord, ShapeLoadFailed
                                    CandidateResultRecord, RaceOutcomeRecord, ShapeDecision,
                                    SessionStartedRecord, RankJoinedRecord, SessionEndedRecord>;
 
-// One record's frame bytes, and the inverse (throws wire::WireError on a malformed payload).
+// One record's frame bytes, and the inverse (throws wire::WireError on a malformed payload):
+// `version` is the frame's, from oldest_readable_journal_format_version on.
 std::vector<std::uint8_t> encode_journal_record(const JournalRecord& record);
-JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uint8_t> payload);
+JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uint8_t> payload,
+                                    std::uint16_t version = journal_format_version);
 
 }  // namespace fhmoe::evidence

@@ -26,6 +26,11 @@ struct Stage1Config {
     int k_waves = 1;   // intra-tile K split across waves, partial sums reduced ("_kw{KW}")
     GateMode gate_mode = GateMode::interleave;  // "_gui" / "_gus"
     bool fused_fp8_out = false;  // "_fp8": stage1 writes MXFP8 directly (no separate quant)
+    // K split across workgroups ("_ks{KS}"): each tile's K range is cut into k_splits parts,
+    // each summed by its own workgroup; the parts' sums are added in part order. 0 (no
+    // token): the backend derives it (gpu: as many as keep the batch's tiles within one wave
+    // of the device; cpu: none).
+    int k_splits = 0;
     auto operator<=>(const Stage1Config&) const = default;
 };
 
@@ -38,6 +43,7 @@ constexpr void fields(Visitor&& visit, Record& r) {
     visit("k_waves", r.k_waves);
     visit("gate_mode", r.gate_mode);
     visit("fused_fp8_out", r.fused_fp8_out);
+    visit("k_splits", r.k_splits);
 }
 static_assert(lists_every_member<Stage1Config>());
 

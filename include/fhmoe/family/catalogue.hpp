@@ -20,6 +20,16 @@ inline constexpr std::array<int, 4> kStage1TileNAxis{32, 64, 128, 256};
 inline constexpr std::array<int, 3> kStage1TileKAxis{64, 128, 256};
 inline constexpr std::array<int, 3> kStage1WavesAxis{1, 2, 4};
 inline constexpr std::array<int, 3> kStage1KWavesAxis{1, 2, 4};
+// Stage1's K split across workgroups: 0 lets the backend derive it (the gpu fills one wave of
+// the device with the batch's tiles); the others fix it. At 1-4 DSV4 tokens on the H200 the
+// fastest split differed by candidate and moved the best op time by 7-10 % against the
+// derived one (docs/performance.md, "Stage1's K split"), so the tuner chooses there. A split
+// pays only while a batch's tiles leave the device idle: the fixed ones are offered for the
+// small token tiles (block_m <= 32) up to 64 tokens (padded), where the derived split of the
+// DSV4 defaults on the H200 is already one from 16 tokens on (offers_fixed_k_splits).
+inline constexpr std::array<int, 5> kStage1KSplitsAxis{0, 2, 4, 8, 16};
+inline constexpr int kFixedKSplitsMaxBlockM = 32;
+inline constexpr std::int64_t kFixedKSplitsMaxToken = 64;
 // Stage2's 512- and 1024-column tiles: a warp streams four or eight weight tiles as one K loop,
 // which pays off where stage2's K (the inter dim) is short: on the H200, DSV4 stage2 at
 // 64-1024 tokens ran 25 % faster at 1024 columns than at 256 (docs/performance.md).
@@ -37,6 +47,10 @@ inline constexpr int kAlwaysOfferedBlockM = 32;
 // of every expert. With that, M <= 8 offers {16, 32}, M = 16 {16, 32}, M = 32 {16, 32, 64}
 // and M >= 64 all four.
 std::vector<int> offered_block_ms(const ShapeKey& shape);
+
+// Whether stage1 configs of `block_m` on `shape` are offered with fixed K splits (the
+// kStage1KSplitsAxis values), not only the derived one.
+bool offers_fixed_k_splits(const ShapeKey& shape, int block_m);
 
 // Every offered candidate, sorted by Candidate's operator<=> (block_m, then stage1 fields,
 // then stage2 fields, numerically, in declaration order), without duplicates. Throws

@@ -28,9 +28,10 @@ public:
 std::optional<std::string> why_shape_unsupported(const ShapeKey& shape);
 
 // Why `candidate` cannot run `shape` (nullopt when it can): stage1 tile_m == block_m;
-// stage1 tile_n | inter_dim and tile_k | model_dim; k_waves splits tile_k/32; stage1 gate
-// mode == the shape's; stage2 tile_m in {block_m, block_m/2}; stage2 tile_n | model_dim and
-// tile_k | inter_dim. Includes why_shape_unsupported.
+// stage1 tile_n | inter_dim and tile_k | model_dim; k_waves splits tile_k/32; k_splits x
+// k_waves <= model_dim / tile_k (K steps); stage1 gate mode == the shape's; stage2 tile_m in
+// {block_m, block_m/2}; stage2 tile_n | model_dim and tile_k | inter_dim. Includes
+// why_shape_unsupported.
 std::optional<std::string> why_candidate_illegal(const ShapeKey& shape, const Candidate& candidate);
 
 }  // namespace fhmoe::family

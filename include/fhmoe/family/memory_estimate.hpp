@@ -28,11 +28,15 @@ struct MemoryEstimate {
     // Stage1 output [M*topk, I]: fused, MXFP8 + scales; otherwise bf16 plus the MXFP8 copy
     // and scales the separate quantization writes.
     std::uint64_t stage1_output = 0;
+    // A fixed stage1 K split ("_ks{KS}", KS > 1): FP32 gate and up partial sums
+    // [KS][sorted rows][I][2]. A derived split fills one wave of the device at most, so its
+    // partials stay small and are not counted.
+    std::uint64_t stage1_partials = 0;
     // Stage2: reduce mode's per-slot rows bf16 [M*topk, H]; the output bf16 [M,H].
     std::uint64_t stage2_output = 0;
 
     std::uint64_t workspace() const {
-        return sort + quantized_input + stage1_output + stage2_output;
+        return sort + quantized_input + stage1_output + stage1_partials + stage2_output;
     }
     std::uint64_t total() const { return inputs + workspace(); }
 };

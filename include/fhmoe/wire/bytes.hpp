@@ -66,10 +66,22 @@ public:
     // Throws unless every byte was consumed: trailing bytes mean the peer speaks another layout.
     void expect_end() const;
 
+    // Reading bytes an older layout wrote: record members named here are not on the wire and
+    // keep their default values (record_codec.hpp's get). The names must outlive the reader.
+    void set_absent_members(std::span<const std::string_view> names) { absent_ = names; }
+    bool is_absent(std::string_view member) const {
+        for (std::string_view name : absent_) {
+            if (name == member) return true;
+        }
+        return false;
+    }
+    bool has_absent_members() const { return !absent_.empty(); }
+
 private:
     void need(std::size_t count) const;
     std::span<const std::uint8_t> bytes_;
     std::size_t offset_ = 0;
+    std::span<const std::string_view> absent_;
 };
 
 }  // namespace fhmoe::wire

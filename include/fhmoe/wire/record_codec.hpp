@@ -161,7 +161,9 @@ void get(ByteReader& in, T& value, const detail::FieldPath& path = {}) {
     } else if constexpr (detail::IsVector<T>::value) {
         using Element = typename T::value_type;
         value.clear();
-        value.resize(in.count(min_wire_bytes<Element>()));
+        // An older layout's elements may be smaller than today's least: check the count
+        // against one byte per element then.
+        value.resize(in.count(in.has_absent_members() ? 1 : min_wire_bytes<Element>()));
         for (Element& element : value) get(in, element, path);
     } else if constexpr (detail::IsMap<T>::value) {
         using Key = typename T::key_type;
@@ -191,6 +193,7 @@ void get(ByteReader& in, T& value, const detail::FieldPath& path = {}) {
     } else if constexpr (HasFields<T>) {
         fields(
             [&in, &path](std::string_view name, auto& member) {
+                if (in.is_absent(name)) return;  // not in the layout being read: the default
                 get(in, member, detail::FieldPath{&path, name});
             },
             value);

@@ -16,6 +16,10 @@ namespace {
     throw InputError(path, 0, 0, "journal", "at byte " + std::to_string(offset) + ": " + reason);
 }
 
+bool readable_version(std::uint16_t version) {
+    return version >= oldest_readable_journal_format_version && version <= journal_format_version;
+}
+
 // The journal file, read one frame at a time: a night's journal is 80+ MB, and holding it
 // whole (and every record decoded from it) was most of rank 0's peak memory (issue #12).
 class FrameStream {
@@ -111,7 +115,7 @@ JournalTail for_each_journal_record(const std::string& path,
                 // The caller holds the plan: the header (86 MB for a night of two million
                 // candidates) is neither read nor decoded, only known to be one.
                 const auto head = stream.frame_head(offset);
-                if (head.magic != wire::frame_magic || head.version != journal_format_version ||
+                if (head.magic != wire::frame_magic || !readable_version(head.version) ||
                     head.type != static_cast<std::uint16_t>(JournalRecordType::run_header)) {
                     fail(path, offset, "the first record is not a run header");
                 }
@@ -120,9 +124,12 @@ JournalTail for_each_journal_record(const std::string& path,
                 tail.valid_bytes = offset;
                 continue;
             }
-            const wire::Frame frame =
-                wire::decode_frame(stream.bytes(offset, end), journal_format_version);
-            JournalRecord record = decode_journal_record(frame.type, frame.payload);
+            // Each frame in its own version (a resumed older run appends today's).
+            const std::uint16_t frame_version = stream.frame_head(offset).version;
+            const wire::Frame frame = wire::decode_frame(
+                stream.bytes(offset, end),
+                readable_version(frame_version) ? frame_version : journal_format_version);
+            JournalRecord record = decode_journal_record(frame.type, frame.payload, frame_version);
             if (!have_header) {
                 if (!std::holds_alternative<RunHeader>(record)) {
                     fail(path, offset, "the first record is not a run header");

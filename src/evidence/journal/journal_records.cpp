@@ -1,7 +1,9 @@
 // The byte layout of each journal record: its field list through the wire codec, so a
 // candidate result looks the same in the journal as on the worker pipe and in MPI messages.
 
+#include <array>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "fhmoe/evidence/journal_records.hpp"
@@ -120,8 +122,17 @@ std::vector<std::uint8_t> encode_journal_record(const JournalRecord& record) {
         record);
 }
 
-JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uint8_t> payload) {
+// The record members each older version's frames lack (their defaults stand in).
+constexpr std::array<std::string_view, 1> kAbsentBeforeVersion3{"k_splits"};
+
+JournalRecord decode_journal_record(std::uint16_t type, std::span<const std::uint8_t> payload,
+                                    std::uint16_t version) {
+    if (version < oldest_readable_journal_format_version || version > journal_format_version) {
+        throw wire::WireError("journal format version " + std::to_string(version) +
+                              " is not one this build reads");
+    }
     wire::ByteReader in(payload);
+    if (version < 3) in.set_absent_members(kAbsentBeforeVersion3);
     JournalRecord record;
     switch (static_cast<JournalRecordType>(type)) {
         case JournalRecordType::run_header: record = decode_body<RunHeader>(in); break;

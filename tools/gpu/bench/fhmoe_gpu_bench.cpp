@@ -115,8 +115,8 @@ Options parse(int argc, char** argv) {
 }
 
 // The default candidate and variations of the fields that matter at this token count, kept
-// when the catalogue offers them: block_m, stage1 width, waves and K warps, stage2 width and
-// mode.
+// when the catalogue offers them: block_m, stage1 width, waves, K warps and K split, stage2
+// width and mode.
 std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
     const GateMode g = shape.gate_mode;
     std::vector<Candidate> list{fhmoe::family::default_candidate(shape)};
@@ -144,6 +144,14 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
                                 list.push_back({bm,
                                                 {bm, s1n, s1k, waves, kw, g, true},
                                                 {bm, s2n, 128, Stage2Mode::atomic, false}});
+                                // Fixed K splits (offered up to 64 tokens), four warps, one
+                                // or two K warps.
+                                if (waves != 4 || kw > 2) continue;
+                                for (int ks : {2, 4, 8}) {
+                                    list.push_back({bm,
+                                                    {bm, s1n, s1k, waves, kw, g, true, ks},
+                                                    {bm, s2n, 128, Stage2Mode::atomic, false}});
+                                }
                             }
                         }
                     }
