@@ -25,10 +25,14 @@ namespace {
 // tokens) one K warp per weight tile, where stage1 stages each K step's activations for the
 // workgroup (gpu backend), and the large tiles only from 64 rows (DSV4: 4096 tokens): at 2048
 // the small tiles with one K warp ran 2538 us against the large tiles' 2748 (H200, 2026-12-03;
-// at 4096 the large tiles 4538 against 4719). Below 4 rows two K warps stay: the fastest count
-// there moves with how the K split rounds (four at 1 and 8 tokens, one at 4, two at 2, 16 and
-// 64); two were within 3.3 % of it at every one of those but 4 tokens (18 %).
+// at 4096 the large tiles 4538 against 4719). On wide models the small tiles take 32 columns
+// and one K warp at every token count, and a fixed K split of 4 from 24 to 48 routed slots
+// (DSV4: 4-8 tokens), where the derived split leaves the device short of work (H200,
+// 2026-12-03 13:31 UTC, six stage1 tiles x five K splits, two runs each: the fastest of the 29
+// at 1, 2, 16 and 64 tokens, 2.4 % off at 4 and 1.3 % at 8; the 64-column, two-K-warp choice
+// before it was 3-17 % off at 1-64 tokens).
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
+constexpr std::array<int, 4> kWideSmallTileStage1TileNPreference{32, 64, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
 constexpr std::array<int, 3> kLargeTileStage1TileKPreference{64, 128, 256};
 constexpr int kLargeTileBlockM = 64;                 // the gpu backend's shared-activation kernel
@@ -39,8 +43,9 @@ constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
 constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
 constexpr std::int64_t kWideBusyFromRoutedRows = 32;  // token x routed top-k
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
-constexpr int kWideSmallTileKWaves = 2;
-constexpr std::int64_t kOneKWaveFromRows = 4;  // average routed rows per expert
+constexpr int kWideSmallTileKSplits = 4;
+constexpr std::int64_t kKSplitFromRoutedSlots = 24;  // token x routed top-k
+constexpr std::int64_t kKSplitToRoutedSlots = 48;
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;
 constexpr int kMaxDefaultBlockM = 128;
@@ -62,7 +67,8 @@ static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideSmallTileStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideBusyStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideLargeTileStage2TileNPreference, kStage2TileNAxis));
-static_assert(all_on_axis(std::array<int, 1>{kWideSmallTileKWaves}, kStage1KWavesAxis));
+static_assert(all_on_axis(kWideSmallTileStage1TileNPreference, kStage1TileNAxis));
+static_assert(all_on_axis(std::array<int, 1>{kWideSmallTileKSplits}, kStage1KSplitsAxis));
 static_assert(all_on_axis(kStage2TileKPreference, kStage2TileKAxis));
 static_assert(all_on_axis(std::array<int, 1>{kDefaultWaves}, kStage1WavesAxis));
 
@@ -106,14 +112,17 @@ Candidate default_candidate(const ShapeKey& shape) {
     if (auto reason = why_shape_unsupported(shape)) {
         throw UnsupportedShape("shape " + shape_key_string(shape) + ": " + *reason);
     }
-    const auto stage1_n = first_dividing(kStage1TileNPreference, shape.inter_dim);
     const int block_m = default_block_m(shape);
     const auto stage1_k = first_dividing(
         block_m >= kLargeTileBlockM ? kLargeTileStage1TileKPreference : kStage1TileKPreference,
         shape.model_dim);
     const bool wide = shape.model_dim >= kMeasuredMinModelDim;
     const bool wide_small_tiles = wide && block_m < kLargeTileBlockM;
-    const bool busy = shape.token * shape.routed_topk() >= kWideBusyFromRoutedRows;
+    const auto stage1_n = first_dividing(
+        wide_small_tiles ? kWideSmallTileStage1TileNPreference : kStage1TileNPreference,
+        shape.inter_dim);
+    const std::int64_t routed_slots = shape.token * shape.routed_topk();
+    const bool busy = routed_slots >= kWideBusyFromRoutedRows;
     std::optional<int> stage2_n;
     if (!wide) {
         stage2_n = first_dividing(kStage2TileNPreference, shape.model_dim);
@@ -131,15 +140,19 @@ Candidate default_candidate(const ShapeKey& shape) {
     }
     Candidate candidate;
     candidate.block_m = block_m;
-    candidate.stage1 = Stage1Config{
-        candidate.block_m,
-        *stage1_n,
-        *stage1_k,
-        kDefaultWaves,
-        wide_small_tiles && average_routed_rows(shape) < kOneKWaveFromRows ? kWideSmallTileKWaves
-                                                                           : 1,
-        shape.gate_mode,
-        true};
+    // One K warp; the fixed split only where the catalogue offers it and K has the steps.
+    const bool split = wide_small_tiles && routed_slots >= kKSplitFromRoutedSlots &&
+                       routed_slots <= kKSplitToRoutedSlots &&
+                       offers_fixed_k_splits(shape, block_m) &&
+                       shape.model_dim / *stage1_k >= kWideSmallTileKSplits;
+    candidate.stage1 = Stage1Config{candidate.block_m,
+                                    *stage1_n,
+                                    *stage1_k,
+                                    kDefaultWaves,
+                                    1,
+                                    shape.gate_mode,
+                                    true,
+                                    split ? kWideSmallTileKSplits : 0};
     candidate.stage2 =
         Stage2Config{candidate.block_m, *stage2_n, *stage2_k, Stage2Mode::atomic, false};
     return candidate;

@@ -51,9 +51,16 @@ TEST(DefaultCandidate, IsInTheCatalogueOfManyShapes) {
 TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     const Candidate small = default_candidate(dsv4_i384_shape(1));
     EXPECT_EQ(small.block_m, 16);
-    // Wide models, small token tiles: two K warps, stage2 256-column tiles.
-    EXPECT_EQ(small.stage1, (Stage1Config{16, 64, 128, 4, 2, GateMode::interleave, true}));
+    // Wide models, small token tiles: 32 columns, one K warp, stage2 256-column tiles.
+    EXPECT_EQ(small.stage1, (Stage1Config{16, 32, 128, 4, 1, GateMode::interleave, true}));
     EXPECT_EQ(small.stage2, (Stage2Config{16, 256, 128, Stage2Mode::atomic, false}));
+    // A fixed K split of 4 from 24 to 48 routed slots (DSV4: 4-8 tokens), else the derived.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(2)).stage1.k_splits, 0);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(3)).stage1.k_splits, 0);  // 18 slots
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage1.k_splits, 4);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage1.k_splits, 4);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(9)).stage1.k_splits, 0);  // 54 slots
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(16)).stage1.k_splits, 0);
     // From 32 routed rows (token x routed top-k; DSV4: 8 tokens) 1024-column stage2 tiles.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 256);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage2.tile_n, 1024);
@@ -61,16 +68,18 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     ShapeKey narrow_model = dsv4_i384_shape(1);
     narrow_model.model_dim = 2048;  // below the measured widths: the general choice
     const Candidate general = default_candidate(narrow_model);
+    EXPECT_EQ(general.stage1.tile_n, 64);
     EXPECT_EQ(general.stage1.k_waves, 1);
+    EXPECT_EQ(general.stage1.k_splits, 0);
     EXPECT_EQ(general.stage2.tile_n, 128);
-    // From 4 routed rows per expert (256 tokens: 256 x 6 / 384) one K warp; below, two.
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(128)).stage1.k_waves, 2);
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(256)).stage1.k_waves, 1);
+    ShapeKey narrow_four = dsv4_i384_shape(4);
+    narrow_four.model_dim = 2048;
+    EXPECT_EQ(default_candidate(narrow_four).stage1.k_splits, 0);
     // Half the average routed group: 2048 x 6 / 384 = 32 rows -> 16; from 64 rows (4096
     // tokens) at least the large tiles' 64, with 64-wide K steps; 8192 tokens: 128 -> 64.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).block_m, 16);
     const Candidate busy = default_candidate(dsv4_i384_shape(2048));
-    EXPECT_EQ(busy.stage1, (Stage1Config{16, 64, 128, 4, 1, GateMode::interleave, true}));
+    EXPECT_EQ(busy.stage1, (Stage1Config{16, 32, 128, 4, 1, GateMode::interleave, true}));
     EXPECT_EQ(busy.stage2, (Stage2Config{16, 1024, 128, Stage2Mode::atomic, false}));
     const Candidate large = default_candidate(dsv4_i384_shape(4096));
     EXPECT_EQ(large.block_m, 64);
@@ -82,7 +91,7 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     ShapeKey narrow = dsv4_i384_shape(1, GateMode::separated);
     narrow.inter_dim = 192;  // stage2 tile_k 128 does not divide it
     const Candidate fallback = default_candidate(narrow);
-    EXPECT_EQ(fallback.stage1.tile_n, 64);
+    EXPECT_EQ(fallback.stage1.tile_n, 32);
     EXPECT_EQ(fallback.stage2.tile_k, 64);
     EXPECT_EQ(fallback.stage1.gate_mode, GateMode::separated);
 }
