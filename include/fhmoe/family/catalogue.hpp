@@ -21,12 +21,12 @@ inline constexpr std::array<int, 3> kStage1TileKAxis{64, 128, 256};
 inline constexpr std::array<int, 3> kStage1WavesAxis{1, 2, 4};
 inline constexpr std::array<int, 3> kStage1KWavesAxis{1, 2, 4};
 // Stage1's K split across workgroups: 0 lets the backend derive it (the gpu fills one wave of
-// the device with the batch's tiles); the others fix it. At 1-4 DSV4 tokens on the H200 the
-// fastest split differed by candidate and moved the best op time by 7-10 % against the
-// derived one (docs/performance.md, "Stage1's K split"), so the tuner chooses there. A split
+// the device with the batch's tiles); the others fix it. On the H200 the fastest split
+// differs by candidate and token count (DSV4, 2026-12-03: at 8 tokens a fixed 4 ran 13-22 %
+// faster than the derived split for the one-K-warp tiles, at 1, 2, 16 and 64 the derived one
+// was within 1 % of each tile's best; docs/performance.md), so the tuner chooses. A split
 // pays only while a batch's tiles leave the device idle: the fixed ones are offered for the
-// small token tiles (block_m <= 32) up to 64 tokens (padded), where the derived split of the
-// DSV4 defaults on the H200 is already one from 16 tokens on (offers_fixed_k_splits).
+// small token tiles (block_m <= 32) up to 64 tokens (padded) (offers_fixed_k_splits).
 inline constexpr std::array<int, 5> kStage1KSplitsAxis{0, 2, 4, 8, 16};
 inline constexpr int kFixedKSplitsMaxBlockM = 32;
 inline constexpr std::int64_t kFixedKSplitsMaxToken = 64;
