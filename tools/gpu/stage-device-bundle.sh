@@ -13,7 +13,7 @@ mkdir -p "$out/bin" "$out/lib"
 
 binaries=(src/app/fhmoe_worker src/app/fhmoe_run_shape src/app/fhmoe_evidence
           tests/gpu/gpu_op_test tests/gpu/gpu_quantizer_test tests/gpu/gpu_fault_matrix_test tools/gpu/bench/fhmoe_gpu_bench
-          bench/shape_load)
+          bench/shape_load tools/gpu/bench/gpu_stream_bound)
 for b in "${binaries[@]}"; do
   [ -x "$build/$b" ] || { echo "stage-device-bundle: $build/$b is missing" >&2; exit 1; }
   strip --strip-debug -o "$out/bin/$(basename "$b")" "$build/$b"

@@ -1,0 +1,153 @@
+// gpu_stream_bound: what a decode step would cost if its kernels did nothing but read their
+// weight bytes, chained as the op chains them (a one-workgroup launch standing in for the
+// routing, then stage1's bytes, then stage2's), under CUDA graph replay with the sources
+// rotated over copies so that no replay finds them in L2. It is the attainable floor of a
+// three-launch op, beside the copy-bandwidth floor fhmoe_gpu_bench prints (never a test).
+// NVIDIA only. Usage: gpu_stream_bound (the DSV4 I384 byte counts at 1, 4 and 16 tokens).
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <vector>
+
+namespace {
+
+bool ok(cudaError_t error, const char* what) {
+    if (error == cudaSuccess) return true;
+    std::fprintf(stderr, "gpu_stream_bound: %s: %s\n", what, cudaGetErrorString(error));
+    return false;
+}
+
+__global__ void routing_stand_in(unsigned* sink) {
+    if (threadIdx.x == 0) sink[1] += 1;
+}
+
+// Each thread keeps kInFlight 16-byte loads outstanding (streaming, not kept in L1/L2) and
+// folds them into one word, stored only on an impossible value so the loads stay.
+constexpr int kInFlight = 4;
+constexpr int kThreads = 256;
+constexpr int kBlocksPerMultiprocessor = 8;
+
+__global__ void __launch_bounds__(kThreads)
+    read_bytes(const uint4* __restrict__ source, std::size_t chunks, unsigned* sink) {
+    unsigned folded = 0;
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+    for (; i + (kInFlight - 1) * stride < chunks; i += kInFlight * stride) {
+        uint4 v[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) v[u] = __ldcs(source + i + u * stride);
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) folded ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
+    }
+    for (; i < chunks; i += stride) {
+        const uint4 v = __ldcs(source + i);
+        folded ^= v.x ^ v.y ^ v.z ^ v.w;
+    }
+    if (folded == 0x12345678u) sink[0] = folded;
+}
+
+// Bytes one DSV4 I384 decode step reads per stage (routed experts expected distinct among 384
+// for tokens x 6 slots, plus the FP8 shared expert; codes and scales), as docs/performance.md
+// derives them.
+struct StepBytes {
+    int tokens;
+    double stage1_mb;
+    double stage2_mb;
+};
+
+constexpr int kCopies = 4;
+constexpr int kTimedRuns = 50;
+constexpr int kWarmupRuns = 10;
+
+}  // namespace
+
+int main() {
+    int multiprocessors = 0;
+    if (!ok(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
+            "device attribute")) {
+        return 1;
+    }
+    const StepBytes steps[] = {{1, 23.2, 11.6}, {4, 73.8, 36.9}, {16, 252.8, 126.4}};
+    unsigned* sink = nullptr;
+    cudaStream_t stream = nullptr;
+    if (!ok(cudaMalloc(&sink, 64), "sink") || !ok(cudaMemset(sink, 0, 64), "sink") ||
+        !ok(cudaStreamCreate(&stream), "stream")) {
+        return 1;
+    }
+    const unsigned blocks = static_cast<unsigned>(multiprocessors * kBlocksPerMultiprocessor);
+    std::printf(
+        "%d multiprocessors; us per graph replay (median of %d, sources rotated over %d "
+        "copies)\n",
+        multiprocessors, kTimedRuns, kCopies);
+    std::printf(
+        "tokens  s1_MB  s2_MB  routing  +stage1  +stage2  +both  stage1_TB/s  stage2_TB/s\n");
+    for (const StepBytes& step : steps) {
+        const std::size_t chunks1 = static_cast<std::size_t>(step.stage1_mb * 1e6) / 16;
+        const std::size_t chunks2 = static_cast<std::size_t>(step.stage2_mb * 1e6) / 16;
+        std::vector<uint4*> stage1(kCopies), stage2(kCopies);
+        for (int k = 0; k < kCopies; ++k) {
+            if (!ok(cudaMalloc(&stage1[k], chunks1 * 16), "stage1 bytes") ||
+                !ok(cudaMemset(stage1[k], k + 1, chunks1 * 16), "stage1 bytes") ||
+                !ok(cudaMalloc(&stage2[k], chunks2 * 16), "stage2 bytes") ||
+                !ok(cudaMemset(stage2[k], k + 7, chunks2 * 16), "stage2 bytes")) {
+                return 1;
+            }
+        }
+        double median_us[4] = {};
+        for (int variant = 0; variant < 4; ++variant) {  // routing; +stage1; +stage2; +both
+            std::vector<cudaGraphExec_t> graphs(kCopies);
+            for (int k = 0; k < kCopies; ++k) {
+                cudaGraph_t graph = nullptr;
+                if (!ok(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "capture")) {
+                    return 1;
+                }
+                routing_stand_in<<<1, 32, 0, stream>>>(sink);
+                if (variant == 1 || variant == 3) {
+                    read_bytes<<<blocks, kThreads, 0, stream>>>(stage1[k], chunks1, sink);
+                }
+                if (variant == 2 || variant == 3) {
+                    read_bytes<<<blocks, kThreads, 0, stream>>>(stage2[k], chunks2, sink);
+                }
+                if (!ok(cudaStreamEndCapture(stream, &graph), "capture") ||
+                    !ok(cudaGraphInstantiate(&graphs[k], graph, 0), "instantiate") ||
+                    !ok(cudaGraphDestroy(graph), "graph")) {
+                    return 1;
+                }
+            }
+            cudaEvent_t start = nullptr, stop = nullptr;
+            if (!ok(cudaEventCreate(&start), "event") || !ok(cudaEventCreate(&stop), "event")) {
+                return 1;
+            }
+            std::vector<float> us;
+            for (int run = 0; run < kWarmupRuns + kTimedRuns; ++run) {
+                float ms = 0.0f;
+                if (!ok(cudaEventRecord(start, stream), "record") ||
+                    !ok(cudaGraphLaunch(graphs[run % kCopies], stream), "replay") ||
+                    !ok(cudaEventRecord(stop, stream), "record") ||
+                    !ok(cudaEventSynchronize(stop), "sync") ||
+                    !ok(cudaEventElapsedTime(&ms, start, stop), "elapsed")) {
+                    return 1;
+                }
+                if (run >= kWarmupRuns) us.push_back(ms * 1000.0f);
+            }
+            std::sort(us.begin(), us.end());
+            median_us[variant] = us[us.size() / 2];
+            for (cudaGraphExec_t graph : graphs) cudaGraphExecDestroy(graph);
+            cudaEventDestroy(start);
+            cudaEventDestroy(stop);
+        }
+        std::printf("%6d  %5.1f  %5.1f  %7.1f  %7.1f  %7.1f  %5.1f  %11.2f  %11.2f\n", step.tokens,
+                    step.stage1_mb, step.stage2_mb, median_us[0], median_us[1], median_us[2],
+                    median_us[3], step.stage1_mb / (median_us[1] - median_us[0]),
+                    step.stage2_mb / (median_us[2] - median_us[0]));
+        for (int k = 0; k < kCopies; ++k) {
+            cudaFree(stage1[k]);
+            cudaFree(stage2[k]);
+        }
+    }
+    return 0;
+}
