@@ -44,11 +44,10 @@ std::size_t Stage1Kernel::workspace_bytes() const {
     return floats * sizeof(float);
 }
 
-float* Stage1Kernel::unit_partial(Group& group, int chunk, int slice, int split) const {
+std::size_t Stage1Kernel::unit_offset(int chunk, int slice, int split) const {
     const std::size_t unit =
         static_cast<std::size_t>((split * config_.k_waves + slice) * config_.waves + chunk);
-    return group.partial.data() +
-           unit * static_cast<std::size_t>(config_.tile_m * 2 * chunk_columns_);
+    return unit * static_cast<std::size_t>(config_.tile_m * 2 * chunk_columns_);
 }
 
 void Stage1Kernel::compute_unit(const Stage1Io& io, std::int64_t tile, int chunk, int slice,
@@ -131,7 +130,6 @@ void Stage1Kernel::store_rows(const Stage1Io& io, std::int64_t tile, int lane_in
     const std::int64_t row0 = tile / n_tiles * config_.tile_m;
     const std::int64_t column0 = tile % n_tiles * config_.tile_n;
     const int width = 2 * chunk_columns_;
-    const std::size_t unit_stride = static_cast<std::size_t>(config_.tile_m * width);
 
     for (int r = lane_index; r < config_.tile_m; r += config_.waves) {
         const std::int32_t entry = routing.sorted_ids[static_cast<std::size_t>(row0 + r)];
@@ -144,10 +142,7 @@ void Stage1Kernel::store_rows(const Stage1Io& io, std::int64_t tile, int lane_in
             float up = 0.0f;
             for (int split = 0; split < k_splits_; ++split) {
                 for (int slice = 0; slice < config_.k_waves; ++slice) {
-                    const float* unit =
-                        partial + static_cast<std::size_t>(
-                                      (split * config_.k_waves + slice) * config_.waves + chunk) *
-                                      unit_stride;
+                    const float* unit = partial + unit_offset(chunk, slice, split);
                     gate += unit[offset];
                     up += unit[offset + chunk_columns_];
                 }
@@ -185,7 +180,7 @@ void Stage1Kernel::run(const Stage1Io& io, int participant) {
             const int split = unit % parts / config_.k_waves;
             const int slice = unit % config_.k_waves;
             compute_unit(io, tile, chunk, slice, split, lane,
-                         unit_partial(group, chunk, slice, split));
+                         group.partial.data() + unit_offset(chunk, slice, split));
         }
         if (waves > 1) group.barrier->arrive_and_wait();
         store_rows(io, tile, lane_index, lane, group.partial.data());

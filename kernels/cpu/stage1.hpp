@@ -70,7 +70,8 @@ private:
                       Lane& lane, float* partial) const;
     void store_rows(const Stage1Io& io, std::int64_t tile, int lane_index, Lane& lane,
                     const float* partial) const;
-    float* unit_partial(Group& group, int chunk, int slice, int split) const;
+    // Where a (chunk, K slice, K split) unit's partial sums start in its group's partials.
+    std::size_t unit_offset(int chunk, int slice, int split) const;
 
     ProblemDims dims_;
     int block_m_;

@@ -15,7 +15,10 @@ struct Header {
     std::uint32_t crc;
 };
 
-Header parse_header(std::span<const std::uint8_t> bytes, std::uint16_t expected_version) {
+// Versions [oldest, newest] are accepted (one version for a pipe between two processes of one
+// build; a range for a file an older build may have written).
+Header parse_header(std::span<const std::uint8_t> bytes, std::uint16_t oldest,
+                    std::uint16_t newest) {
     ByteReader reader(bytes.first(frame_header_bytes));
     Header header{reader.u32(), reader.u16(), reader.u16(), reader.u32(), reader.u32()};
     if (header.magic != frame_magic) {
@@ -26,11 +29,13 @@ Header parse_header(std::span<const std::uint8_t> bytes, std::uint16_t expected_
                 return std::string(text);
             }() + " (not an fhmoe frame, or the stream lost its place)");
     }
-    if (header.version != expected_version) {
+    if (header.version < oldest || header.version > newest) {
+        const std::string expected = oldest == newest
+                                         ? std::to_string(newest)
+                                         : std::to_string(oldest) + " to " + std::to_string(newest);
         throw FrameError(FrameErrorKind::bad_version,
                          "frame protocol version " + std::to_string(header.version) +
-                             ", expected " + std::to_string(expected_version) +
-                             " (the peer is a different build)");
+                             ", expected " + expected + " (the peer is a different build)");
     }
     if (header.length > max_frame_payload) {
         throw FrameError(FrameErrorKind::too_large,
@@ -70,12 +75,17 @@ std::vector<std::uint8_t> encode_frame(std::uint16_t version, std::uint16_t type
 }
 
 Frame decode_frame(std::span<const std::uint8_t> bytes, std::uint16_t expected_version) {
+    return decode_frame(bytes, expected_version, expected_version);
+}
+
+Frame decode_frame(std::span<const std::uint8_t> bytes, std::uint16_t oldest_version,
+                   std::uint16_t newest_version) {
     if (bytes.size() < frame_header_bytes) {
         throw FrameError(FrameErrorKind::truncated,
                          "truncated frame: " + std::to_string(bytes.size()) +
                              " bytes, a header needs " + std::to_string(frame_header_bytes));
     }
-    const Header header = parse_header(bytes, expected_version);
+    const Header header = parse_header(bytes, oldest_version, newest_version);
     const std::size_t total = frame_header_bytes + header.length;
     if (bytes.size() < total) {
         throw FrameError(FrameErrorKind::truncated,
@@ -95,7 +105,7 @@ void FrameDecoder::feed(std::span<const std::uint8_t> bytes) {
 
 std::optional<Frame> FrameDecoder::next() {
     if (buffer_.size() < frame_header_bytes) return std::nullopt;
-    const Header header = parse_header(buffer_, version_);
+    const Header header = parse_header(buffer_, version_, version_);
     const std::size_t total = frame_header_bytes + header.length;
     if (buffer_.size() < total) return std::nullopt;
     Frame frame = check_payload(

@@ -61,6 +61,9 @@ std::vector<std::uint8_t> encode_frame(std::uint16_t version, std::uint16_t type
 // Decodes exactly one frame that fills `bytes`; throws FrameError on any defect, including
 // missing or trailing bytes.
 Frame decode_frame(std::span<const std::uint8_t> bytes, std::uint16_t expected_version);
+// The same for any version in [oldest_version, newest_version] (Frame::version says which).
+Frame decode_frame(std::span<const std::uint8_t> bytes, std::uint16_t oldest_version,
+                   std::uint16_t newest_version);
 
 // Incremental decoding for a byte stream that arrives in pieces (a non-blocking pipe).
 class FrameDecoder {

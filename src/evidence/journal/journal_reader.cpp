@@ -125,11 +125,10 @@ JournalTail for_each_journal_record(const std::string& path,
                 continue;
             }
             // Each frame in its own version (a resumed older run appends today's).
-            const std::uint16_t frame_version = stream.frame_head(offset).version;
-            const wire::Frame frame = wire::decode_frame(
-                stream.bytes(offset, end),
-                readable_version(frame_version) ? frame_version : journal_format_version);
-            JournalRecord record = decode_journal_record(frame.type, frame.payload, frame_version);
+            const wire::Frame frame =
+                wire::decode_frame(stream.bytes(offset, end),
+                                   oldest_readable_journal_format_version, journal_format_version);
+            JournalRecord record = decode_journal_record(frame.type, frame.payload, frame.version);
             if (!have_header) {
                 if (!std::holds_alternative<RunHeader>(record)) {
                     fail(path, offset, "the first record is not a run header");
