@@ -14,7 +14,8 @@ message(STATUS "fhmoe: FHMOE_GPU_BACKEND=${FHMOE_GPU_BACKEND}")
 if(FHMOE_GPU_BACKEND STREQUAL "CUDA")
   enable_language(CUDA)
   if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-    set(CMAKE_CUDA_ARCHITECTURES 90)
+    # 90a: the warpgroup matrix instruction (wgmma) of stage1's K loop exists only there.
+    set(CMAKE_CUDA_ARCHITECTURES 90a)
   endif()
   # CMake 3.25 predates nvcc 13 and knows no flag for its C++20 dialect, so it would refuse
   # (or silently not request) C++20 for the device sources: tell it.

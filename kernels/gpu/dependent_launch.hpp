@@ -12,6 +12,8 @@
 // plain launch, or a kernel after a memset), and is safe to call more than once. On AMD both
 // device calls are empty (the AMD build keeps plain launches).
 
+#include <cstdio>
+
 #include "gpu/portability.hpp"
 
 namespace fhmoe::kernels::gpu {
@@ -44,7 +46,16 @@ void launch_dependent(void (*kernel)(Args), dim3 grid, dim3 block, std::size_t s
     config.stream = stream;
     config.attrs = attribute;
     config.numAttrs = 1;
-    FHMOE_GPU_CHECK(cudaLaunchKernelEx(&config, kernel, args));
+    const hipError_t status = cudaLaunchKernelEx(&config, kernel, args);
+    if (status != hipSuccess) {
+        // The configuration in the message: a refused launch is mostly a size the kernel or the
+        // device does not allow.
+        char call[160];
+        std::snprintf(call, sizeof call,
+                      "cudaLaunchKernelEx(grid %ux%u, block %u, %zu bytes of shared memory)",
+                      grid.x, grid.y, block.x, shared_bytes);
+        throw_gpu_error(status, call, __FILE__, __LINE__);
+    }
 }
 #endif
 

@@ -63,6 +63,12 @@ struct MatrixStage1Args {
     // copy of each step's activations (gpu/matrix_staged_activations.hpp);
     // matrix_stage1_stages_activations decides.
     bool staged_activations = false;
+    // The warpgroup instruction's activations (gpu/matrix_warpgroup_gemm.hpp): host side, the
+    // bytes to reserve (0: the mma.sync loop; matrix_stage1_warpgroup_activation_bytes);
+    // device side, where they start in the workgroup's shared memory (-1: none), set by the
+    // launch.
+    int warpgroup_activation_bytes = 0;
+    int warpgroup_activations_offset = -1;
 };
 
 struct MatrixStage2Args {
@@ -82,6 +88,9 @@ struct MatrixStage2Args {
     const std::uint8_t* shared_w2_scale = nullptr;
     std::uint16_t* out_bf16 = nullptr;  // [M, H], zeroed, atomic mode
     std::uint16_t* slot_out = nullptr;  // [M*topk, H], reduce mode
+    // The warpgroup instruction's h rows, as MatrixStage1Args's (matrix_stage2_uses_warpgroup_mma).
+    int warpgroup_activation_bytes = 0;
+    int warpgroup_activations_offset = -1;
 };
 
 // The K step of a stage (tile_k) as pairs of scale blocks loaded ahead: 1, 2 or 4.
@@ -131,6 +140,44 @@ inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
                                              std::int64_t routed_rows_per_expert) {
     return !matrix_uses_shared_tile(tile_m) && k_waves <= 2 && waves * k_waves <= 8 &&
            routed_rows_per_expert >= 4;
+}
+
+// Whether a small-tile stage1 runs its K loop on the warpgroup instruction (wgmma, NVIDIA
+// sm_90a; gpu/matrix_warpgroup_gemm.hpp) when a tile's real rows are one token group: its
+// warps form whole warpgroups (four consecutive warps of one K warp: waves 4 or 8) and it does
+// not stage its activations per step (a twin kernel with its own loop). The space it needs:
+// one token group's activations for a split's share of K (8 rows x 64 bytes per pair), after
+// the rest of the workgroup's shared memory, at most kMatrixWarpgroupMaxActivationBytes. The
+// split is known by then (a fixed one, or derived from the occupancy without this space: those
+// workgroups hold fewer per multiprocessor than the derivation assumed).
+inline bool matrix_stage1_uses_warpgroup_mma(int tile_m, int waves, bool staged) {
+    return !matrix_uses_shared_tile(tile_m) && waves % 4 == 0 && !staged;
+}
+inline int matrix_stage1_warpgroup_activation_bytes(std::int64_t k_pairs, int k_splits) {
+    const std::int64_t most_pairs = (k_pairs + k_splits - 1) / k_splits;
+    return static_cast<int>(most_pairs * 2 * 256);
+}
+// Up to this much (a split of at most 64 pairs, 4096 of K): with the whole of DSV4's K (56 KiB,
+// no split: 16 and 64 tokens) the op ran 4-7 % slower than with the mma.sync loop, where with
+// a split of 4 (14 KiB) stage1 ran 10 % faster at 4 tokens (H200, 2026-12-03 17:31,
+// docs/performance.md).
+inline constexpr int kMatrixWarpgroupMaxActivationBytes = 32 * 1024;
+inline int matrix_stage1_warpgroup_activations_offset(int shared_bytes) {
+    return (shared_bytes + 127) / 128 * 128;
+}
+
+// Whether stage2 runs its weight stream on the warpgroup instruction when a tile's real rows
+// are one token group: the small tiles' streaming loop (each of the 8 warps several weight
+// tiles, one after another: 256 columns or more, steps that divide K, not persistent), whose
+// two warpgroups share one copy of the group's h rows (all of K: 8 rows x 64 bytes per pair).
+inline bool matrix_stage2_uses_warpgroup_mma(int tile_m, int tile_n, int tile_k, bool persistent,
+                                             std::int64_t k_pairs) {
+    const int step = matrix_pairs_per_step(tile_k);
+    return !matrix_uses_shared_tile(tile_m) && !persistent && step <= 2 &&
+           tile_n / 16 > kMatrixStage2Warps && k_pairs % step == 0;
+}
+inline int matrix_stage2_warpgroup_activation_bytes(std::int64_t k_pairs) {
+    return static_cast<int>(k_pairs * 2 * 256);
 }
 
 // Whether stage2 starts under stage1 (a programmatic dependent launch, gpu/dependent_launch.hpp)
@@ -187,8 +234,10 @@ inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
 // every warp keeps at least one full K step.
 int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor, int k_waves,
                            std::int64_t k_pairs, int pairs_per_step, int multiprocessors);
+// With warpgroup_activation_bytes > 0: the warpgroup build with that much more shared memory.
 int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
-                                                int k_waves, bool fused, bool staged);
+                                                int k_waves, bool fused, bool staged,
+                                                int warpgroup_activation_bytes = 0);
 
 void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int tile_k,
                           hipStream_t stream);

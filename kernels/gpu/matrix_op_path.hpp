@@ -40,19 +40,7 @@ struct MatrixOpPath {
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
-          k_splits(
-              chosen.stage1.k_splits > 0
-                  ? chosen.stage1.k_splits
-                  : matrix_stage1_k_splits(
-                        stage1_tiles,
-                        matrix_stage1_workgroups_per_multiprocessor(
-                            chosen.stage1.tile_m, chosen.stage1.tile_n, chosen.stage1.tile_k,
-                            chosen.stage1.waves, chosen.stage1.k_waves, chosen.stage1.fused_fp8_out,
-                            staged_activations),
-                        // Large token tiles' K warps split token groups, not K.
-                        matrix_uses_shared_tile(chosen.stage1.tile_m) ? 1 : chosen.stage1.k_waves,
-                        dims.hidden / 64, matrix_pairs_per_step(chosen.stage1.tile_k),
-                        bound_gpu_device().multiprocessors)),
+          k_splits(stage1_k_splits(chosen, dims, staged_activations, stage1_tiles)),
           sorted(rows, chosen.block_m, dims.experts),
           a1(element_count((dims.tokens + 1) * dims.hidden)),
           a1_scales(element_count((dims.tokens + 1) * dims.hidden_blocks())),
@@ -71,6 +59,7 @@ struct MatrixOpPath {
                                                 chosen.stage1.tile_n * 2)
                                 : 0),
           split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
+          warpgroup_activation_bytes(warpgroup_bytes(chosen, staged_activations, dims, k_splits)),
           stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
@@ -106,6 +95,50 @@ struct MatrixOpPath {
         const int bytes = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
                                                      s1.k_waves, s1.fused_fp8_out, true);
         return static_cast<std::uint64_t>(bytes) <= bound_gpu_device().shared_bytes_per_block;
+    }
+
+    // Stage1's K split: the candidate's, or one wave of the device (matrix_stage1_k_splits) with
+    // the kernel that runs: where the warpgroup loop takes the split, its build and its
+    // activations' space hold fewer workgroups per multiprocessor (with the split derived from
+    // the other build's occupancy the default ran 18 % slower at one DSV4 token).
+    static int stage1_k_splits(const family::Candidate& c, const ProblemDims& dims, bool staged,
+                               std::int64_t tiles) {
+        const family::Stage1Config& s1 = c.stage1;
+        if (s1.k_splits > 0) return s1.k_splits;
+        auto derived = [&](int warpgroup_bytes) {
+            return matrix_stage1_k_splits(tiles,
+                                          matrix_stage1_workgroups_per_multiprocessor(
+                                              s1.tile_m, s1.tile_n, s1.tile_k, s1.waves, s1.k_waves,
+                                              s1.fused_fp8_out, staged, warpgroup_bytes),
+                                          // Large token tiles' K warps split token groups, not K.
+                                          matrix_uses_shared_tile(s1.tile_m) ? 1 : s1.k_waves,
+                                          dims.hidden / 64, matrix_pairs_per_step(s1.tile_k),
+                                          bound_gpu_device().multiprocessors);
+        };
+        const int plain = derived(0);
+        const int bytes = warpgroup_bytes(c, staged, dims, plain);
+        if (bytes == 0) return plain;
+        const int split = derived(bytes);
+        // A smaller split gives each workgroup a larger share of K: still within the loop's
+        // limits, or the plain loop with its own split.
+        return warpgroup_bytes(c, staged, dims, split) > 0 ? split : plain;
+    }
+
+    // The shared memory stage1's warpgroup loop needs for its activations, where the candidate
+    // takes that loop (matrix_stage1_uses_warpgroup_mma), the split's share of K is small
+    // enough (kMatrixWarpgroupMaxActivationBytes) and the workgroup still fits the device with
+    // it; 0 keeps the mma.sync loop.
+    static int warpgroup_bytes(const family::Candidate& c, bool staged, const ProblemDims& dims,
+                               int k_splits) {
+        const family::Stage1Config& s1 = c.stage1;
+        if (!matrix_stage1_uses_warpgroup_mma(s1.tile_m, s1.waves, staged)) return 0;
+        const int bytes = matrix_stage1_warpgroup_activation_bytes(dims.hidden / 64, k_splits);
+        if (bytes > kMatrixWarpgroupMaxActivationBytes) return 0;
+        const int before = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
+                                                      s1.k_waves, s1.fused_fp8_out, false);
+        const auto total =
+            static_cast<std::uint64_t>(matrix_stage1_warpgroup_activations_offset(before) + bytes);
+        return total <= bound_gpu_device().shared_bytes_per_block ? bytes : 0;
     }
 
     SortedView sorted_view() const { return sorted.view(); }
@@ -177,6 +210,7 @@ struct MatrixOpPath {
         s1.partials = partials.data();
         s1.split_counters = split_counters.data();
         s1.staged_activations = staged_activations;
+        s1.warpgroup_activation_bytes = warpgroup_activation_bytes;
         launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
         mark_stage(events, 3, s);
 
@@ -203,6 +237,12 @@ struct MatrixOpPath {
         s2.shared_w2_scale = w.shared_w2_scale.data();
         s2.out_bf16 = out.data();
         s2.slot_out = slot_out.data();
+        if (matrix_stage2_uses_warpgroup_mma(candidate.stage2.tile_m, candidate.stage2.tile_n,
+                                             candidate.stage2.tile_k, candidate.stage2.persistent,
+                                             dims.inter / 64)) {
+            s2.warpgroup_activation_bytes =
+                matrix_stage2_warpgroup_activation_bytes(dims.inter / 64);
+        }
         launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
                              stage2_starts_early, s);
         mark_stage(events, 5, s);
@@ -244,6 +284,7 @@ struct MatrixOpPath {
     DeviceBuffer<std::uint32_t> tile_counter;
     DeviceBuffer<float> partials;                // stage1's K split (empty without one)
     DeviceBuffer<std::uint32_t> split_counters;  // per stage1 tile
+    int warpgroup_activation_bytes;              // stage1 (warpgroup_bytes)
     bool stage2_starts_early;                    // matrix_stage2_starts_early
 };
 

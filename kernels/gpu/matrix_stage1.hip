@@ -19,6 +19,7 @@
 #include "gpu/matrix_gemm.hpp"
 #include "gpu/matrix_shared_gemm.hpp"
 #include "gpu/matrix_staged_activations.hpp"
+#include "gpu/matrix_warpgroup_gemm.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
@@ -101,7 +102,7 @@ __device__ __forceinline__ void weight_tile_operands(const MatrixStage1Args& arg
 // Rounds run one K loop each: streaming them as stage2 does (accumulate_tiles) was measured
 // and not kept (its ~20 more registers per thread cost a quarter of the resident workgroups;
 // 16-row tiles 2-25 % slower with two rounds, docs/performance.md).
-template <int TG, int P, int kThreads, bool kStaged>
+template <int TG, int P, int kThreads, bool kStaged, bool kWarpgroup>
 __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
                                          unsigned char* shared_bytes) {
     constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
@@ -135,6 +136,26 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
         op.barrier = 1 + kw;  // barrier 0 is the workgroup's
     }
 
+    // The warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp) when the host reserved its
+    // activations' space and the tile's real rows are one token group (the workgroup's warps all
+    // agree: a barrier follows); the workgroup copies its split's activations first.
+    bool warpgroup = false;
+    unsigned b_first = 0;
+    if constexpr (kWarpgroup) {
+        warpgroup = w.groups == 1;
+        if (warpgroup) {
+            const std::int64_t split_first = w.split * pairs / args.k_splits;
+            const std::int64_t split_end = (w.split + 1) * pairs / args.k_splits;
+            const unsigned b_shared =
+                static_cast<unsigned>(__cvta_generic_to_shared(shared_bytes)) +
+                static_cast<unsigned>(args.warpgroup_activations_offset);
+            stage_warpgroup_activations(b_shared, args.a1, w.rows, s.hidden, split_first,
+                                        split_end);
+            b_first = b_shared +
+                      static_cast<unsigned>(first_pair - split_first) * 2 * kWarpgroupBlockBytes;
+        }
+    }
+
     const int rounds = args.tile_n / 8 / args.waves;
     for (int round = 0; round < rounds; ++round) {
         const int local_tile = round * args.waves + wn;
@@ -142,7 +163,19 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
         weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
-        if constexpr (kStaged) {
+        if (kWarpgroup && warpgroup) {
+            float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
+            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
+            if (w.fp4) {
+                accumulate_pairs_warpgroup<P, kStages, true>(one, op, first_pair, end_pair, b_first,
+                                                             round == 0);
+            } else {
+                accumulate_pairs_warpgroup<P, kStages, false>(one, op, first_pair, end_pair,
+                                                              b_first, round == 0);
+            }
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];
+        } else if constexpr (kStaged) {
             if (w.fp4) {
                 accumulate_pairs_staged<TG, P, kStages, true>(acc, op, first_pair, end_pair);
             } else {
@@ -235,8 +268,18 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
 // KW: the large token tiles' k_waves as a template argument (each its own kernel: one
 // workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
 // the small tiles read args.k_waves and are built with KW = 1.
-template <int TG, int P, int kThreads, int KW, bool kStaged = false>
-__global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
+// The warpgroup builds whose plain twin fits 128 registers a thread are held to it (two
+// workgroups of kThreads per multiprocessor): the warpgroup loop beside the fallback took 142 in
+// the default's kernel, and the resident workgroups with them.
+template <int TG, int P, int kThreads, bool kWarpgroup>
+constexpr int kStage1MinWorkgroups = kWarpgroup&& kThreads == kSmallStage1Threads &&
+                                             ((TG <= 2 && P <= 2) || (TG <= 4 && P == 1))
+                                         ? 2
+                                         : 1;
+
+template <int TG, int P, int kThreads, int KW, bool kStaged = false, bool kWarpgroup = false>
+__global__ void __launch_bounds__(kThreads, (kStage1MinWorkgroups<TG, P, kThreads, kWarpgroup>))
+    matrix_stage1_kernel(MatrixStage1Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
     constexpr int kTileM = TG * 8;
@@ -309,7 +352,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
     if constexpr (kShared) {
         stage1_shared_tile_rounds<TG / KW, TG, P, kThreads>(args, w, shared_bytes);
     } else {
-        stage1_small_tile_rounds<TG, P, kThreads, kStaged>(args, w, shared_bytes);
+        stage1_small_tile_rounds<TG, P, kThreads, kStaged, kWarpgroup>(args, w, shared_bytes);
     }
     if (args.k_splits > 1) {
         // The last workgroup of this tile to finish adds the splits, in split order.
@@ -384,55 +427,68 @@ __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Arg
 
 using Stage1Kernel = void (*)(MatrixStage1Args);
 
-// Staged builds (gpu/matrix_staged_activations.hpp) exist for the small tiles' 8-warp build
-// only (matrix_stage1_stages_activations): the two loops in one kernel cost the unstaged one
-// 20-50 registers per thread (ptxas -v), a quarter of the resident workgroups.
+// The small tiles' K loop, one kernel build each: the warps' own activation loads, the staged
+// activations (gpu/matrix_staged_activations.hpp; 8-warp builds only,
+// matrix_stage1_stages_activations) or the warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp,
+// which falls back to the first inside the kernel for tiles of two or more token groups). Twin
+// builds, not branches: the staged loop beside the plain one cost it 20-50 registers per thread
+// (ptxas -v), a quarter of the resident workgroups; the warpgroup loop beside it 15 (127 -> 142
+// for the default's kernel) and the op 5-9 % at 16-64 DSV4 tokens, where it is not taken.
+enum class SmallTileLoop { plain, staged, warpgroup };
+
 template <int TG, int P, int kThreads>
-Stage1Kernel pick_for_k_waves(int k_waves, bool staged) {
+Stage1Kernel pick_for_k_waves(int k_waves, SmallTileLoop loop) {
     if constexpr (matrix_uses_shared_tile(TG * 8)) {
         switch (k_waves) {
             case 1: return &matrix_stage1_kernel<TG, P, kThreads, 1>;
             case 2: return &matrix_stage1_kernel<TG, P, kThreads, 2>;
             default: return &matrix_stage1_kernel<TG, P, kThreads, 4>;
         }
-    } else if constexpr (kThreads == kSmallStage1Threads) {
-        return staged ? &matrix_stage1_kernel<TG, P, kThreads, 1, true>
-                      : &matrix_stage1_kernel<TG, P, kThreads, 1>;
     } else {
+        if (loop == SmallTileLoop::warpgroup) {
+            return &matrix_stage1_kernel<TG, P, kThreads, 1, false, true>;
+        }
+        if constexpr (kThreads == kSmallStage1Threads) {
+            if (loop == SmallTileLoop::staged)
+                return &matrix_stage1_kernel<TG, P, kThreads, 1, true>;
+        }
         return &matrix_stage1_kernel<TG, P, kThreads, 1>;
     }
 }
 
 template <int TG, int kThreads>
-Stage1Kernel pick_for_step(int pairs_per_step, int k_waves, bool staged) {
+Stage1Kernel pick_for_step(int pairs_per_step, int k_waves, SmallTileLoop loop) {
     switch (pairs_per_step) {
-        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves, staged);
-        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves, staged);
-        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves, staged);
+        case 1: return pick_for_k_waves<TG, 1, kThreads>(k_waves, loop);
+        case 2: return pick_for_k_waves<TG, 2, kThreads>(k_waves, loop);
+        default: return pick_for_k_waves<TG, 4, kThreads>(k_waves, loop);
     }
 }
 
 template <int kThreads>
-Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves, bool staged) {
+Stage1Kernel pick_for_tile(int tile_m, int pairs_per_step, int k_waves, SmallTileLoop loop) {
     switch (tile_m) {
-        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves, staged);
-        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves, staged);
-        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves, staged);
-        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves, staged);
+        case 16: return pick_for_step<2, kThreads>(pairs_per_step, k_waves, loop);
+        case 32: return pick_for_step<4, kThreads>(pairs_per_step, k_waves, loop);
+        case 64: return pick_for_step<8, kThreads>(pairs_per_step, k_waves, loop);
+        default: return pick_for_step<16, kThreads>(pairs_per_step, k_waves, loop);
     }
 }
 
-Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, bool staged) {
+Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, SmallTileLoop loop) {
     const int step = matrix_pairs_per_step(tile_k);
     return threads <= kSmallStage1Threads
-               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves, staged)
-               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves, staged);
+               ? pick_for_tile<kSmallStage1Threads>(tile_m, step, k_waves, loop)
+               : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves, loop);
 }
 
 // The kernel's dynamic shared memory limit raised when it needs more than the default.
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
-                             bool staged, int& shared_bytes) {
-    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, staged);
+                             bool staged, bool warpgroup, int& shared_bytes) {
+    const SmallTileLoop loop = warpgroup ? SmallTileLoop::warpgroup
+                               : staged  ? SmallTileLoop::staged
+                                         : SmallTileLoop::plain;
+    const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, loop);
     shared_bytes =
         matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
     if (shared_bytes > 48 * 1024) {
@@ -456,10 +512,21 @@ int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor
 }
 
 int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
-                                                int k_waves, bool fused, bool staged) {
+                                                int k_waves, bool fused, bool staged,
+                                                int warpgroup_activation_bytes) {
     int shared_bytes = 0;
     const Stage1Kernel kernel =
-        prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, staged, shared_bytes);
+        prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, staged,
+                        warpgroup_activation_bytes > 0, shared_bytes);
+    if (warpgroup_activation_bytes > 0) {
+        shared_bytes =
+            matrix_stage1_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
+        if (shared_bytes > 48 * 1024) {
+            FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                hipFuncAttributeMaxDynamicSharedMemorySize,
+                                                shared_bytes));
+        }
+    }
     int blocks = 0;
     FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks, reinterpret_cast<const void*>(kernel), waves * k_waves * 32,
@@ -472,11 +539,24 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
     const int threads = args.waves * args.k_waves * 32;
     int shared_bytes = 0;
-    const Stage1Kernel kernel =
-        prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves, args.k_waves,
-                        args.fused_fp8_out, args.staged_activations, shared_bytes);
+    const Stage1Kernel kernel = prepared_kernel(
+        args.tile_m, args.tile_n, tile_k, args.waves, args.k_waves, args.fused_fp8_out,
+        args.staged_activations, args.warpgroup_activation_bytes > 0, shared_bytes);
+    MatrixStage1Args launched = args;
+    if (args.warpgroup_activation_bytes > 0) {
+        launched.warpgroup_activations_offset =
+            matrix_stage1_warpgroup_activations_offset(shared_bytes);
+        shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
+        // Raised only past the default 48 KiB, as prepared_kernel does: a limit set lower would
+        // refuse a later launch of the same kernel with up to 48 KiB.
+        if (shared_bytes > 48 * 1024) {
+            FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
+                                                hipFuncAttributeMaxDynamicSharedMemorySize,
+                                                shared_bytes));
+        }
+    }
     launch_dependent(kernel, grid, dim3(static_cast<unsigned>(threads)),
-                     static_cast<std::size_t>(shared_bytes), stream, args);
+                     static_cast<std::size_t>(shared_bytes), stream, launched);
 }
 
 }  // namespace fhmoe::kernels::gpu

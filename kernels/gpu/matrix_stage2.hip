@@ -13,6 +13,7 @@
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
 #include "gpu/matrix_shared_gemm.hpp"
+#include "gpu/matrix_warpgroup_gemm.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
@@ -122,6 +123,28 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
             store_columns<TG>(args, acc, 0, w.groups, w.row0,
                               w.column0 + (first_tile + tile) * kMmaTileRows + 2 * (lane >> 2));
         };
+        if (args.warpgroup_activations_offset >= 0 && w.groups == 1) {
+            // The warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp): both warpgroups of
+            // the workgroup stream their tiles against one copy of the group's h rows.
+            const unsigned b_shared =
+                static_cast<unsigned>(__cvta_generic_to_shared(shared_bytes)) +
+                static_cast<unsigned>(args.warpgroup_activations_offset);
+            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
+            auto store_one = [&](const float(&one)[1][4], int tile) {
+                float sums[TG][4] = {};
+#pragma unroll
+                for (int v = 0; v < 4; ++v) sums[0][v] = one[0][v];
+                store(sums, tile);
+            };
+            if (w.fp4) {
+                accumulate_tiles_warpgroup<P, kStages, true>(op, static_cast<int>(pairs), rounds,
+                                                             store_one, b_shared);
+            } else {
+                accumulate_tiles_warpgroup<P, kStages, false>(op, static_cast<int>(pairs), rounds,
+                                                              store_one, b_shared);
+            }
+            return;
+        }
         if (w.fp4) {
             accumulate_tiles<TG, P, kStages, true>(op, static_cast<int>(pairs), rounds, store);
         } else {
@@ -344,7 +367,13 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
                           int workgroups, bool early, hipStream_t stream) {
     const Stage2Kernel kernel =
         pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k));
-    const int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
+    int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
+    MatrixStage2Args launched = args;
+    if (args.warpgroup_activation_bytes > 0) {
+        launched.warpgroup_activations_offset =
+            matrix_stage1_warpgroup_activations_offset(shared_bytes);
+        shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
+    }
     if (shared_bytes > 48 * 1024) {
         FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                             hipFuncAttributeMaxDynamicSharedMemorySize,
@@ -357,7 +386,7 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
     // With `early`, launched under stage1 (gpu/dependent_launch.hpp): the routing it reads
     // first was complete before any stage1 workgroup let stage2 start; h is read after the wait.
     launch_dependent(kernel, dim3(grid), dim3(kThreads), static_cast<std::size_t>(shared_bytes),
-                     stream, args, early);
+                     stream, launched, early);
 }
 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {

@@ -190,6 +190,39 @@ TEST(GpuOp, FixedKSplitsMatchTheReference) {
     }
 }
 
+// Stage1's K loop on the warpgroup instruction (four-warp groups: waves 4 or 8, one token
+// group per tile; gpu/matrix_warpgroup_gemm.hpp) in the shapes it takes: one to four K warps,
+// two rounds of weight tiles per warp, two warpgroups per K warp, K steps of 1 and 4 pairs, an
+// uneven fixed K split (each split's own share of the activations in shared memory), FP4
+// experts and the FP8 shared expert (one token group up to 8 tokens); at 16 tokens the shared
+// expert's tile holds two token groups and takes the mma.sync loop inside the same kernel.
+TEST(GpuOp, WarpgroupLoopVariantsMatchTheReference) {
+    for (const std::int64_t tokens : {1, 8, 16}) {
+        const family::ShapeKey shape = family::dsv4_i384_shape(tokens);
+        const family::Candidate base = family::default_candidate(shape);
+        std::vector<family::Candidate> candidates;
+        auto add = [&](int tile_n, int tile_k, int waves, int k_waves, int k_splits) {
+            family::Candidate c = base;
+            c.stage1.tile_n = tile_n;
+            c.stage1.tile_k = tile_k;
+            c.stage1.waves = waves;
+            c.stage1.k_waves = k_waves;
+            c.stage1.k_splits = k_splits;
+            candidates.push_back(c);
+        };
+        add(32, 128, 4, 1, 0);
+        add(32, 128, 4, 2, 0);
+        add(32, 256, 4, 4, 0);
+        add(64, 128, 4, 1, 0);  // two rounds
+        add(64, 64, 8, 1, 0);   // two warpgroups
+        add(128, 128, 8, 2, 3);
+        SCOPED_TRACE(family::shape_key_string(shape));
+        const std::vector<Checked> checked = check_candidates(shape, candidates);
+        EXPECT_EQ(checked.size(), candidates.size());
+        expect_all_pass(shape, checked);
+    }
+}
+
 TEST(GpuOp, AGraphReplayComputesTheSameOp) {
     bind_test_device();
     for (const family::ShapeKey& shape :

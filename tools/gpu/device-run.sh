@@ -30,15 +30,19 @@ nproc | tee -a "$out/machine.txt"
 
 if want sass; then
   section "sass: matrix instructions in the stage kernels"
-  # The hot loops of both stages must run on the tensor cores: count HMMA per kernel.
+  # The hot loops of both stages must run on the tensor cores: per kernel, its mma.sync
+  # instructions (HMMA) and its warpgroup ones (QGMMA: FP8, HGMMA: FP16/BF16).
   sass="$(mktemp)"
   cuobjdump --dump-sass "$bin/gpu_op_test" > "$sass" 2>&1
   # The whole list to the file first: `tee | head` lost its tail when head closed the pipe.
-  awk '/Function :/ { name = $3 } /HMMA|QGMMA|HGMMA/ { count[name]++ } END { for (n in count) print count[n], n }' \
-    "$sass" | grep -E "matrix_stage" | sort -k2 > "$out/sass_summary.txt"
-  head -40 "$out/sass_summary.txt"
-  echo "($(wc -l < "$out/sass_summary.txt") stage kernels with matrix instructions)"
-  grep -m3 -E "HMMA" "$sass" | tee -a "$out/sass_summary.txt"
+  awk '/Function :/ { name = $3; seen[name] = 1 } / HMMA/ { h[name]++ } /QGMMA|HGMMA/ { q[name]++ }
+       END { print "HMMA", "QGMMA/HGMMA", "kernel"; for (n in seen) if (h[n] + q[n] > 0) print h[n] + 0, q[n] + 0, n }' \
+    "$sass" | grep -E "kernel$|matrix_stage" | sort -k3 > "$out/sass_summary.txt"
+  head -80 "$out/sass_summary.txt"
+  echo "($(grep -c matrix_stage "$out/sass_summary.txt") stage kernels with matrix instructions," \
+    "$(awk '$2 > 0' "$out/sass_summary.txt" | grep -c matrix_stage) of them with warpgroup ones)"
+  grep -m2 -E " HMMA" "$sass" | tee -a "$out/sass_summary.txt"
+  grep -m2 -E "QGMMA" "$sass" | tee -a "$out/sass_summary.txt"
   rm -f "$sass"
   [ -s "$out/sass_summary.txt" ] || status=1
 fi
