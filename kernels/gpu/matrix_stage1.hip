@@ -268,18 +268,8 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
 // KW: the large token tiles' k_waves as a template argument (each its own kernel: one
 // workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
 // the small tiles read args.k_waves and are built with KW = 1.
-// The warpgroup builds whose plain twin fits 128 registers a thread are held to it (two
-// workgroups of kThreads per multiprocessor): the warpgroup loop beside the fallback took 142 in
-// the default's kernel, and the resident workgroups with them.
-template <int TG, int P, int kThreads, bool kWarpgroup>
-constexpr int kStage1MinWorkgroups = kWarpgroup&& kThreads == kSmallStage1Threads &&
-                                             ((TG <= 2 && P <= 2) || (TG <= 4 && P == 1))
-                                         ? 2
-                                         : 1;
-
-template <int TG, int P, int kThreads, int KW, bool kStaged = false, bool kWarpgroup = false>
-__global__ void __launch_bounds__(kThreads, (kStage1MinWorkgroups<TG, P, kThreads, kWarpgroup>))
-    matrix_stage1_kernel(MatrixStage1Args args) {
+template <int TG, int P, int kThreads, int KW, bool kStaged, bool kWarpgroup>
+__device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
     constexpr int kTileM = TG * 8;
@@ -425,6 +415,28 @@ __global__ void __launch_bounds__(kThreads, (kStage1MinWorkgroups<TG, P, kThread
     }
 }
 
+template <int TG, int P, int kThreads, int KW, bool kStaged = false>
+__global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
+    stage1_workgroup<TG, P, kThreads, KW, kStaged, false>(args);
+}
+
+// The warpgroup builds (small tiles) whose plain twin fits 128 registers a thread are held to
+// it (two workgroups of kThreads per multiprocessor): the warpgroup loop beside the fallback
+// took 142 in the default's kernel, and the resident workgroups with them. Their own kernel:
+// a minimum-workgroups bound of 1 on the plain builds made the compiler give them more
+// registers (the default's 127 -> 136) and the op 6-31 % slower at 16-64 DSV4 tokens.
+template <int TG, int P, int kThreads>
+constexpr int kStage1WarpgroupMinWorkgroups = kThreads == kSmallStage1Threads &&
+                                                      ((TG <= 2 && P <= 2) || (TG <= 4 && P == 1))
+                                                  ? 2
+                                                  : 1;
+
+template <int TG, int P, int kThreads>
+__global__ void __launch_bounds__(kThreads, (kStage1WarpgroupMinWorkgroups<TG, P, kThreads>))
+    matrix_stage1_warpgroup_kernel(MatrixStage1Args args) {
+    stage1_workgroup<TG, P, kThreads, 1, false, true>(args);
+}
+
 using Stage1Kernel = void (*)(MatrixStage1Args);
 
 // The small tiles' K loop, one kernel build each: the warps' own activation loads, the staged
@@ -446,7 +458,7 @@ Stage1Kernel pick_for_k_waves(int k_waves, SmallTileLoop loop) {
         }
     } else {
         if (loop == SmallTileLoop::warpgroup) {
-            return &matrix_stage1_kernel<TG, P, kThreads, 1, false, true>;
+            return &matrix_stage1_warpgroup_kernel<TG, P, kThreads>;
         }
         if constexpr (kThreads == kSmallStage1Threads) {
             if (loop == SmallTileLoop::staged)
