@@ -147,9 +147,8 @@ inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
 // warps form whole warpgroups (four consecutive warps of one K warp: waves 4 or 8) and it does
 // not stage its activations per step (a twin kernel with its own loop). The space it needs:
 // one token group's activations for a split's share of K (8 rows x 64 bytes per pair), after
-// the rest of the workgroup's shared memory, at most kMatrixWarpgroupMaxActivationBytes. The
-// split is known by then (a fixed one, or derived from the occupancy without this space: those
-// workgroups hold fewer per multiprocessor than the derivation assumed).
+// the rest of the workgroup's shared memory, at most kMatrixWarpgroupMaxActivationBytes (the
+// split: the candidate's, or derived from the warpgroup build's occupancy with that space).
 inline bool matrix_stage1_uses_warpgroup_mma(int tile_m, int waves, bool staged) {
     return !matrix_uses_shared_tile(tile_m) && waves % 4 == 0 && !staged;
 }
@@ -162,7 +161,8 @@ inline int matrix_stage1_warpgroup_activation_bytes(std::int64_t k_pairs, int k_
 // a split of 4 (14 KiB) stage1 ran 10 % faster at 4 tokens (H200, 2026-12-03 17:31,
 // docs/performance.md).
 inline constexpr int kMatrixWarpgroupMaxActivationBytes = 32 * 1024;
-inline int matrix_stage1_warpgroup_activations_offset(int shared_bytes) {
+// Where a workgroup's warpgroup activations start: after `shared_bytes`, 128-byte aligned.
+inline int matrix_warpgroup_activations_offset(int shared_bytes) {
     return (shared_bytes + 127) / 128 * 128;
 }
 

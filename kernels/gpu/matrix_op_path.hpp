@@ -137,7 +137,23 @@ struct MatrixOpPath {
         const int before = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
                                                       s1.k_waves, s1.fused_fp8_out, false);
         const auto total =
-            static_cast<std::uint64_t>(matrix_stage1_warpgroup_activations_offset(before) + bytes);
+            static_cast<std::uint64_t>(matrix_warpgroup_activations_offset(before) + bytes);
+        return total <= bound_gpu_device().shared_bytes_per_block ? bytes : 0;
+    }
+
+    // Stage2's: where the candidate takes the warpgroup loop (matrix_stage2_uses_warpgroup_mma)
+    // and the workgroup still fits the device with its h rows; 0 keeps the mma.sync loop.
+    static int stage2_warpgroup_bytes(const family::Candidate& c, const ProblemDims& dims) {
+        const family::Stage2Config& s2 = c.stage2;
+        if (!matrix_stage2_uses_warpgroup_mma(s2.tile_m, s2.tile_n, s2.tile_k, s2.persistent,
+                                              dims.inter / 64)) {
+            return 0;
+        }
+        const int bytes = matrix_stage2_warpgroup_activation_bytes(dims.inter / 64);
+        const auto total = static_cast<std::uint64_t>(
+            matrix_warpgroup_activations_offset(
+                matrix_stage2_shared_bytes(s2.tile_m, s2.tile_n, s2.tile_k)) +
+            bytes);
         return total <= bound_gpu_device().shared_bytes_per_block ? bytes : 0;
     }
 
@@ -237,12 +253,7 @@ struct MatrixOpPath {
         s2.shared_w2_scale = w.shared_w2_scale.data();
         s2.out_bf16 = out.data();
         s2.slot_out = slot_out.data();
-        if (matrix_stage2_uses_warpgroup_mma(candidate.stage2.tile_m, candidate.stage2.tile_n,
-                                             candidate.stage2.tile_k, candidate.stage2.persistent,
-                                             dims.inter / 64)) {
-            s2.warpgroup_activation_bytes =
-                matrix_stage2_warpgroup_activation_bytes(dims.inter / 64);
-        }
+        s2.warpgroup_activation_bytes = stage2_warpgroup_bytes(candidate, dims);
         launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
                              stage2_starts_early, s);
         mark_stage(events, 5, s);

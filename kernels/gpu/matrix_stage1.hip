@@ -136,9 +136,10 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
         op.barrier = 1 + kw;  // barrier 0 is the workgroup's
     }
 
-    // The warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp) when the host reserved its
-    // activations' space and the tile's real rows are one token group (the workgroup's warps all
-    // agree: a barrier follows); the workgroup copies its split's activations first.
+    // The warpgroup build (gpu/matrix_warpgroup_gemm.hpp; the host reserved its activations'
+    // space) takes the warpgroup loop when the tile's real rows are one token group (the
+    // workgroup's warps all agree: a barrier follows); the workgroup copies its split's
+    // activations first.
     bool warpgroup = false;
     unsigned b_first = 0;
     if constexpr (kWarpgroup) {
@@ -532,7 +533,7 @@ int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile
                         warpgroup_activation_bytes > 0, shared_bytes);
     if (warpgroup_activation_bytes > 0) {
         shared_bytes =
-            matrix_stage1_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
+            matrix_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
         if (shared_bytes > 48 * 1024) {
             FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
                                                 hipFuncAttributeMaxDynamicSharedMemorySize,
@@ -556,8 +557,7 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
         args.staged_activations, args.warpgroup_activation_bytes > 0, shared_bytes);
     MatrixStage1Args launched = args;
     if (args.warpgroup_activation_bytes > 0) {
-        launched.warpgroup_activations_offset =
-            matrix_stage1_warpgroup_activations_offset(shared_bytes);
+        launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
         shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
         // Raised only past the default 48 KiB, as prepared_kernel does: a limit set lower would
         // refuse a later launch of the same kernel with up to 48 KiB.

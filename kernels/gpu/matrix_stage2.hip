@@ -370,8 +370,7 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
     int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
     MatrixStage2Args launched = args;
     if (args.warpgroup_activation_bytes > 0) {
-        launched.warpgroup_activations_offset =
-            matrix_stage1_warpgroup_activations_offset(shared_bytes);
+        launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
         shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
     }
     if (shared_bytes > 48 * 1024) {
