@@ -14,6 +14,7 @@
 #include "common/bf16.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
+#include "gpu/dynamic_shared_memory.hpp"
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
@@ -495,7 +496,7 @@ Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, Small
                : pick_for_tile<kMaxStage1Threads>(tile_m, step, k_waves, loop);
 }
 
-// The kernel's dynamic shared memory limit raised when it needs more than the default.
+// The kernel, its dynamic shared memory allowed (gpu/dynamic_shared_memory.hpp).
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
                              bool staged, bool warpgroup, int& shared_bytes) {
     const SmallTileLoop loop = warpgroup ? SmallTileLoop::warpgroup
@@ -504,11 +505,7 @@ Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int 
     const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, loop);
     shared_bytes =
         matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
-    if (shared_bytes > 48 * 1024) {
-        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            shared_bytes));
-    }
+    allow_dynamic_shared_memory(kernel, shared_bytes);
     return kernel;
 }
 
@@ -534,11 +531,7 @@ int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile
     if (warpgroup_activation_bytes > 0) {
         shared_bytes =
             matrix_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
-        if (shared_bytes > 48 * 1024) {
-            FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                hipFuncAttributeMaxDynamicSharedMemorySize,
-                                                shared_bytes));
-        }
+        allow_dynamic_shared_memory(kernel, shared_bytes);
     }
     int blocks = 0;
     FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -559,13 +552,7 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
     if (args.warpgroup_activation_bytes > 0) {
         launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
         shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
-        // Raised only past the default 48 KiB, as prepared_kernel does: a limit set lower would
-        // refuse a later launch of the same kernel with up to 48 KiB.
-        if (shared_bytes > 48 * 1024) {
-            FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                                hipFuncAttributeMaxDynamicSharedMemorySize,
-                                                shared_bytes));
-        }
+        allow_dynamic_shared_memory(kernel, shared_bytes);
     }
     launch_dependent(kernel, grid, dim3(static_cast<unsigned>(threads)),
                      static_cast<std::size_t>(shared_bytes), stream, launched);

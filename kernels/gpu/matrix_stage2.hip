@@ -10,6 +10,7 @@
 
 #include <cuda_bf16.h>
 
+#include "gpu/dynamic_shared_memory.hpp"
 #include "gpu/matrix_args.hpp"
 #include "gpu/matrix_gemm.hpp"
 #include "gpu/matrix_shared_gemm.hpp"
@@ -373,11 +374,7 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
         launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
         shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
     }
-    if (shared_bytes > 48 * 1024) {
-        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            shared_bytes));
-    }
+    allow_dynamic_shared_memory(kernel, shared_bytes);
     if (args.persistent) {
         FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
     }
@@ -391,11 +388,7 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
     const Stage2Kernel kernel = pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k));
     const int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k);
-    if (shared_bytes > 48 * 1024) {
-        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            shared_bytes));
-    }
+    allow_dynamic_shared_memory(kernel, shared_bytes);
     int blocks = 0;
     FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
         &blocks, reinterpret_cast<const void*>(kernel), kThreads,

@@ -12,6 +12,7 @@
 #include "common/bf16.hpp"
 #include "common/mx_block.hpp"
 #include "common/portable_silu.hpp"
+#include "gpu/dynamic_shared_memory.hpp"
 #include "gpu/stage_args.hpp"
 #include "gpu/tile_gemm.hpp"
 
@@ -173,11 +174,7 @@ int stage1_k_splits(const TileGeometry& g, std::int64_t active_tiles, std::int64
 
 void launch_stage1(const Stage1Args& args, std::int64_t tiles, hipStream_t stream) {
     const int shared_bytes = args.geometry.shared_bytes();
-    if (shared_bytes > 48 * 1024) {
-        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(&stage1_kernel),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            shared_bytes));
-    }
+    allow_dynamic_shared_memory(&stage1_kernel, shared_bytes);
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
     stage1_kernel<<<grid, static_cast<unsigned>(args.geometry.threads()),
                     static_cast<std::size_t>(shared_bytes), stream>>>(args);

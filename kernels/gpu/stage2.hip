@@ -10,6 +10,7 @@
 #include "gpu/portability.hpp"
 
 #include "common/bf16.hpp"
+#include "gpu/dynamic_shared_memory.hpp"
 #include "gpu/stage_args.hpp"
 #include "gpu/tile_gemm.hpp"
 
@@ -126,27 +127,18 @@ __global__ void __launch_bounds__(kStage2Threads) stage2_persistent_kernel(Stage
     }
 }
 
-template <typename Kernel>
-void allow_shared_bytes(Kernel kernel, int shared_bytes) {
-    if (shared_bytes > 48 * 1024) {
-        FHMOE_GPU_CHECK(hipFuncSetAttribute(reinterpret_cast<const void*>(kernel),
-                                            hipFuncAttributeMaxDynamicSharedMemorySize,
-                                            shared_bytes));
-    }
-}
-
 }  // namespace
 
 void launch_stage2(const Stage2Args& args, std::int64_t tiles, int workgroups, hipStream_t stream) {
     const int shared_bytes = args.geometry.shared_bytes();
     const auto threads = static_cast<unsigned>(args.geometry.threads());
     if (args.persistent) {
-        allow_shared_bytes(&stage2_persistent_kernel, shared_bytes);
+        allow_dynamic_shared_memory(&stage2_persistent_kernel, shared_bytes);
         FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
         stage2_persistent_kernel<<<static_cast<unsigned>(workgroups), threads,
                                    static_cast<std::size_t>(shared_bytes), stream>>>(args);
     } else {
-        allow_shared_bytes(&stage2_kernel, shared_bytes);
+        allow_dynamic_shared_memory(&stage2_kernel, shared_bytes);
         stage2_kernel<<<static_cast<unsigned>(tiles), threads,
                         static_cast<std::size_t>(shared_bytes), stream>>>(args);
     }
