@@ -145,22 +145,20 @@ inline bool matrix_stage1_stages_activations(int tile_m, int waves, int k_waves,
 // Whether a small-tile stage1 runs its K loop on the warpgroup instruction (wgmma, NVIDIA
 // sm_90a; gpu/matrix_warpgroup_gemm.hpp) when a tile's real rows are one token group: its
 // warps form whole warpgroups (four consecutive warps of one K warp: waves 4 or 8) and it does
-// not stage its activations per step (a twin kernel with its own loop). The space it needs:
-// one token group's activations for a split's share of K (8 rows x 64 bytes per pair), after
-// the rest of the workgroup's shared memory, at most kMatrixWarpgroupMaxActivationBytes (the
-// split: the candidate's, or derived from the warpgroup build's occupancy with that space).
+// not stage its activations per step (a twin kernel with its own loop).
 inline bool matrix_stage1_uses_warpgroup_mma(int tile_m, int waves, bool staged) {
     return !matrix_uses_shared_tile(tile_m) && waves % 4 == 0 && !staged;
 }
-inline int matrix_stage1_warpgroup_activation_bytes(std::int64_t k_pairs, int k_splits) {
-    const std::int64_t most_pairs = (k_pairs + k_splits - 1) / k_splits;
-    return static_cast<int>(most_pairs * 2 * 256);
+// The shared memory its activations take, after the rest of the workgroup's: a ring per
+// warpgroup (this is one's) as deep as the weight rings, each slot a step's pairs of one token
+// group in the instruction's B layout (two 256-byte blocks per pair). Before, the workgroup staged
+// its split's whole share of K (up to 56 KiB for DSV4 without a split), which cost resident
+// workgroups: from 16 tokens on the loop was slower than mma.sync's, and was kept to shares of
+// at most 32 KiB (H200, 2026-12-03 17:31, docs/performance.md).
+FHMOE_HOST_DEVICE inline constexpr int matrix_stage1_warpgroup_ring_bytes(int pairs_per_step,
+                                                                          int warps) {
+    return matrix_ring_stages(pairs_per_step, warps) * pairs_per_step * 2 * 256;
 }
-// Up to this much (a split of at most 64 pairs, 4096 of K): with the whole of DSV4's K (56 KiB,
-// no split: 16 and 64 tokens) the op ran 4-7 % slower than with the mma.sync loop, where with
-// a split of 4 (14 KiB) stage1 ran 10 % faster at 4 tokens (H200, 2026-12-03 17:31,
-// docs/performance.md).
-inline constexpr int kMatrixWarpgroupMaxActivationBytes = 32 * 1024;
 // Where a workgroup's warpgroup activations start: after `shared_bytes`, 128-byte aligned.
 inline int matrix_warpgroup_activations_offset(int shared_bytes) {
     return (shared_bytes + 127) / 128 * 128;

@@ -104,6 +104,12 @@ __device__ __forceinline__ void wait_copies() {
     asm volatile("cp.async.wait_group %0;\n" ::"n"(kPending));
 }
 
+// A named barrier (bar.sync `id`) of `threads` threads: a group of warps (id 0 is the
+// workgroup's __syncthreads).
+__device__ __forceinline__ void group_barrier(int id, int threads) {
+    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
 // A warp's ring: codes [stage][P][2 chunks][32 lanes] then scales [stage][P][32 lanes].
 template <int P, int kStages>
 struct WeightRing {

@@ -59,7 +59,7 @@ struct MatrixOpPath {
                                                 chosen.stage1.tile_n * 2)
                                 : 0),
           split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
-          warpgroup_activation_bytes(warpgroup_bytes(chosen, staged_activations, dims, k_splits)),
+          warpgroup_activation_bytes(warpgroup_bytes(chosen, staged_activations)),
           stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
@@ -98,42 +98,32 @@ struct MatrixOpPath {
     }
 
     // Stage1's K split: the candidate's, or one wave of the device (matrix_stage1_k_splits) with
-    // the kernel that runs: where the warpgroup loop takes the split, its build and its
-    // activations' space hold fewer workgroups per multiprocessor (with the split derived from
-    // the other build's occupancy the default ran 18 % slower at one DSV4 token).
+    // the kernel that runs: where the warpgroup loop may run, its build and its activation
+    // rings (with the split derived from the other build's occupancy the default ran 18 %
+    // slower at one DSV4 token).
     static int stage1_k_splits(const family::Candidate& c, const ProblemDims& dims, bool staged,
                                std::int64_t tiles) {
         const family::Stage1Config& s1 = c.stage1;
         if (s1.k_splits > 0) return s1.k_splits;
-        auto derived = [&](int warpgroup_bytes) {
-            return matrix_stage1_k_splits(tiles,
-                                          matrix_stage1_workgroups_per_multiprocessor(
-                                              s1.tile_m, s1.tile_n, s1.tile_k, s1.waves, s1.k_waves,
-                                              s1.fused_fp8_out, staged, warpgroup_bytes),
-                                          // Large token tiles' K warps split token groups, not K.
-                                          matrix_uses_shared_tile(s1.tile_m) ? 1 : s1.k_waves,
-                                          dims.hidden / 64, matrix_pairs_per_step(s1.tile_k),
-                                          bound_gpu_device().multiprocessors);
-        };
-        const int plain = derived(0);
-        const int bytes = warpgroup_bytes(c, staged, dims, plain);
-        if (bytes == 0) return plain;
-        const int split = derived(bytes);
-        // A smaller split gives each workgroup a larger share of K: still within the loop's
-        // limits, or the plain loop with its own split.
-        return warpgroup_bytes(c, staged, dims, split) > 0 ? split : plain;
+        return matrix_stage1_k_splits(tiles,
+                                      matrix_stage1_workgroups_per_multiprocessor(
+                                          s1.tile_m, s1.tile_n, s1.tile_k, s1.waves, s1.k_waves,
+                                          s1.fused_fp8_out, staged, warpgroup_bytes(c, staged)),
+                                      // Large token tiles' K warps split token groups, not K.
+                                      matrix_uses_shared_tile(s1.tile_m) ? 1 : s1.k_waves,
+                                      dims.hidden / 64, matrix_pairs_per_step(s1.tile_k),
+                                      bound_gpu_device().multiprocessors);
     }
 
-    // The shared memory stage1's warpgroup loop needs for its activations, where the candidate
-    // takes that loop (matrix_stage1_uses_warpgroup_mma), the split's share of K is small
-    // enough (kMatrixWarpgroupMaxActivationBytes) and the workgroup still fits the device with
-    // it; 0 keeps the mma.sync loop.
-    static int warpgroup_bytes(const family::Candidate& c, bool staged, const ProblemDims& dims,
-                               int k_splits) {
+    // The shared memory of stage1's warpgroup activation rings, where the candidate takes that
+    // loop (matrix_stage1_uses_warpgroup_mma) and the workgroup still fits the device with them;
+    // 0 keeps the mma.sync loop.
+    static int warpgroup_bytes(const family::Candidate& c, bool staged) {
         const family::Stage1Config& s1 = c.stage1;
         if (!matrix_stage1_uses_warpgroup_mma(s1.tile_m, s1.waves, staged)) return 0;
-        const int bytes = matrix_stage1_warpgroup_activation_bytes(dims.hidden / 64, k_splits);
-        if (bytes > kMatrixWarpgroupMaxActivationBytes) return 0;
+        const int warps = s1.waves * s1.k_waves;
+        const int bytes =
+            warps / 4 * matrix_stage1_warpgroup_ring_bytes(matrix_pairs_per_step(s1.tile_k), warps);
         const int before = matrix_stage1_shared_bytes(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
                                                       s1.k_waves, s1.fused_fp8_out, false);
         const auto total =

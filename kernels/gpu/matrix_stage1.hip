@@ -137,25 +137,23 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
         op.barrier = 1 + kw;  // barrier 0 is the workgroup's
     }
 
-    // The warpgroup build (gpu/matrix_warpgroup_gemm.hpp; the host reserved its activations'
-    // space) takes the warpgroup loop when the tile's real rows are one token group (the
-    // workgroup's warps all agree: a barrier follows); the workgroup copies its split's
-    // activations first.
+    // The warpgroup build (gpu/matrix_warpgroup_gemm.hpp; the host reserved its activation
+    // rings) takes the warpgroup loop when the tile's real rows are one token group (the
+    // workgroup's warps all agree): each warpgroup its own ring and named barrier (barrier 0 is
+    // the workgroup's).
     bool warpgroup = false;
-    unsigned b_first = 0;
+    unsigned b_ring = 0;
+    int warpgroup_barrier = 0;
     if constexpr (kWarpgroup) {
+        static_assert(matrix_stage1_warpgroup_ring_bytes(P, kThreads / 32) ==
+                      kStages * P * 2 * static_cast<int>(kWarpgroupBlockBytes));
         warpgroup = w.groups == 1;
-        if (warpgroup) {
-            const std::int64_t split_first = w.split * pairs / args.k_splits;
-            const std::int64_t split_end = (w.split + 1) * pairs / args.k_splits;
-            const unsigned b_shared =
-                static_cast<unsigned>(__cvta_generic_to_shared(shared_bytes)) +
-                static_cast<unsigned>(args.warpgroup_activations_offset);
-            stage_warpgroup_activations(b_shared, args.a1, w.rows, s.hidden, split_first,
-                                        split_end);
-            b_first = b_shared +
-                      static_cast<unsigned>(first_pair - split_first) * 2 * kWarpgroupBlockBytes;
-        }
+        const int warpgroup_index = warp / 4;
+        b_ring = static_cast<unsigned>(__cvta_generic_to_shared(shared_bytes)) +
+                 static_cast<unsigned>(args.warpgroup_activations_offset) +
+                 static_cast<unsigned>(warpgroup_index *
+                                       matrix_stage1_warpgroup_ring_bytes(P, kThreads / 32));
+        warpgroup_barrier = 1 + warpgroup_index;
     }
 
     const int rounds = args.tile_n / 8 / args.waves;
@@ -169,11 +167,11 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
             float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
             op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
             if (w.fp4) {
-                accumulate_pairs_warpgroup<P, kStages, true>(one, op, first_pair, end_pair, b_first,
-                                                             round == 0);
+                accumulate_pairs_warpgroup<P, kStages, true>(one, op, first_pair, end_pair, b_ring,
+                                                             warpgroup_barrier);
             } else {
-                accumulate_pairs_warpgroup<P, kStages, false>(one, op, first_pair, end_pair,
-                                                              b_first, round == 0);
+                accumulate_pairs_warpgroup<P, kStages, false>(one, op, first_pair, end_pair, b_ring,
+                                                              warpgroup_barrier);
             }
 #pragma unroll
             for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];

@@ -30,10 +30,6 @@ struct StagedActivationRing {
     static_assert(kBytes == matrix_staged_activation_ring_bytes(P, TG * 8, kStages));
 };
 
-__device__ __forceinline__ void group_barrier(int id, int threads) {
-    asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
-}
-
 // A warp's copies into its group's ring: chunk c = tg * P + i (token group tg, pair i of a
 // step) is copied by warp c % N; its lanes copy their own fragments, lanes 0-7 the scales of
 // the group's row `lane`.

@@ -9,9 +9,10 @@
 //     instructions per 8 weights, where FP16 took 11: the codes come out as the value times
 //     2^-6, a factor applied once per tile after its K loop, kFp4AsE4m3Factor), FP8 weights
 //     as they are stored; no conversion of the activations at all;
-//   B, the token group's MXFP8 activations, from shared memory: the workgroup copies its
-//     split's share of K once, before its K loops (stage_warpgroup_activations), in the
-//     instruction's no-swizzle K-major layout;
+//   B, the token group's MXFP8 activations, from shared memory in the instruction's
+//     no-swizzle K-major layout: stage1 copies each step's share with the step's weights into
+//     a ring per warpgroup, stage2 all of K (6 pairs for DSV4) once per workgroup
+//     (stage_warpgroup_activations);
 //   each block's result starts from zero and its two scales are applied to it in FP32, as MX
 //     requires (the same products as the mma.sync loop).
 // The weights stream through the warps' own rings exactly as in gpu/matrix_gemm.hpp, in the
@@ -90,7 +91,7 @@ __device__ __forceinline__ void warpgroup_result_fence(float& value) {
 // block b's core matrix 0 holds, per token row, lanes 0-3's first 4 bytes of the block in the
 // mma layout (elements 8t, 8t+2, 8t+4, 8t+6), core matrix 1 their second 4 (the odd
 // elements). One commit group, issued by every thread of the workgroup before its K loops;
-// accumulate_pairs_warpgroup waits for it.
+// accumulate_tiles_warpgroup waits for it.
 __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
                                                             const std::uint8_t* activations,
                                                             const int* rows, std::int64_t k,
@@ -187,58 +188,91 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
     c.scale1_at[0] += 2 * P;
 }
 
+// One thread's piece of every pair of B in the ring: a pair is 128 pieces of 4 bytes
+// (stage_warpgroup_activations' order), one per thread of the warpgroup, so a thread's source
+// and target move by constant strides from pair to pair.
+struct WarpgroupActivationPiece {
+    const std::uint8_t* source;  // the piece in the K loop's first pair
+    unsigned target;             // the piece in ring slot 0, pair 0
+
+    __device__ WarpgroupActivationPiece(const WarpTileOperands& op, std::int64_t first,
+                                        unsigned ring) {
+        const int i = static_cast<int>(threadIdx.x) & 127;
+        const int piece = i & 1;
+        const int half = (i >> 1) & 1;
+        const int lane_t = (i >> 2) & 3;
+        const int token = (i >> 4) & 7;
+        source = op.activations + activation_pair_offset(op.rows[token], first, op.k) +
+                 lane_t * kLaneBytes + half * 8 + piece * 4;
+        target = ring + half * kWarpgroupBlockBytes + piece * 128 + token * 16 + lane_t * 4;
+    }
+};
+
 // accumulate_pairs (gpu/matrix_gemm.hpp) for one token group on the warpgroup instruction:
-// pairs [first, end) of this warp's weight tile, B's blocks from `b_first` (the block of pair
-// `first`). Every warp of the warpgroup calls it with the same range. `wait_for_activations`:
-// the workgroup's stage_warpgroup_activations group is still pending, so the loop waits for
-// it (every thread of the workgroup calls with the same value: a workgroup barrier) after its
-// first weight copies are in flight. `acc` is zero on entry; op.weight_factor is the weights'
-// code factor (kFp4AsE4m3Factor for FP4, 1 for FP8).
+// pairs [first, end) of this warp's weight tile, the token group's activations through the
+// warpgroup's ring at `b_ring` (matrix_stage1_warpgroup_ring_bytes: kStages slots of P pairs
+// of B, each step's pieces copied with the step's weights, so that the workgroup's shared
+// memory does not grow with its share of K), named barrier `barrier` for the warpgroup's 128
+// threads. Every warp of the warpgroup calls it with the same range (the barriers count on it).
+// `acc` is zero on entry; op.weight_factor is the weights' code factor (kFp4AsE4m3Factor for FP4, 1
+// for FP8).
 template <int P, int kStages, bool kFp4>
 __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
                                                            const WarpTileOperands& op,
                                                            std::int64_t first, std::int64_t end,
-                                                           unsigned b_first,
-                                                           bool wait_for_activations) {
+                                                           unsigned b_ring, int barrier) {
+    constexpr unsigned kSlotBytes = P * 2 * kWarpgroupBlockBytes;
+    constexpr int kPairSourceBytes = 4 * kLaneBytes;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int pairs = static_cast<int>(end - first);
     const int full_steps = pairs / P;
     const int rest = pairs - full_steps * P;
     LaneCursors<1, P, kStages, kFp4> c(op, first, lane);
+    WarpgroupActivationPiece piece(op, first, b_ring);
+    // Every warp of the warpgroup has left its previous K loop (the instructions that read the
+    // ring are complete) before the ring is refilled.
+    group_barrier(barrier, 128);
     int copy_slot = 0;
     auto issue = [&](int s) {
+        const int count = s < full_steps ? P : s == full_steps ? rest : 0;
         if (s < full_steps) {
             copy_step<1, P, kStages, kFp4, true>(c, copy_slot, P);
-        } else if (s == full_steps && rest > 0) {
+        } else if (count > 0) {
             copy_step<1, P, kStages, kFp4, false>(c, copy_slot, rest);
         }
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            if (i >= count) break;
+            copy_async_4_to(piece.target + copy_slot * kSlotBytes + i * 2 * kWarpgroupBlockBytes,
+                            piece.source + i * kPairSourceBytes);
+        }
+        piece.source += P * kPairSourceBytes;
         commit_copies();
         copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
     };
+    // A step's pieces, copied by the warpgroup's threads (the generic proxy), are read by the
+    // matrix instruction (the async proxy): each thread's copies complete, the proxy fence,
+    // then the barrier, before any warp's instructions. The barrier also tells the warps that
+    // the slot the next copies overwrite (the previous step's) is read.
+    auto step_ready = [&] {
+        wait_copies<kStages - 2>();
+        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+        group_barrier(barrier, 128);
+    };
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
-    if (wait_for_activations) {
-        // The activations' group is older than the kStages - 1 weight groups just issued.
-        wait_copies<kStages - 1>();
-        // Written by copies (the generic proxy), read by the matrix instruction (the async
-        // proxy): the fence, then every thread's copies complete before any warp reads.
-        asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
-        __syncthreads();
-    }
     int slot = 0;
-    unsigned b_block = b_first;
     for (int step = 0; step < full_steps; ++step) {
-        wait_copies<kStages - 2>();
+        step_ready();
         issue(step + kStages - 1);
-        warpgroup_step<P, kStages, kFp4, true>(acc, c, op, slot, P, b_block);
+        warpgroup_step<P, kStages, kFp4, true>(acc, c, op, slot, P, b_ring + slot * kSlotBytes);
         slot = slot + 1 == kStages ? 0 : slot + 1;
-        b_block += 2 * P * kWarpgroupBlockBytes;
     }
     if (rest > 0) {
-        wait_copies<kStages - 2>();
-        warpgroup_step<P, kStages, kFp4, false>(acc, c, op, slot, rest, b_block);
+        step_ready();
+        warpgroup_step<P, kStages, kFp4, false>(acc, c, op, slot, rest, b_ring + slot * kSlotBytes);
     }
-    wait_copies<0>();  // no copy may still be landing when the ring is reused
+    wait_copies<0>();  // no copy may still be landing when the rings are reused
     apply_weight_factor<1>(acc, op.weight_factor);
 }
 

@@ -192,8 +192,8 @@ TEST(GpuOp, FixedKSplitsMatchTheReference) {
 
 // Stage1's K loop on the warpgroup instruction (four-warp groups: waves 4 or 8, one token
 // group per tile; gpu/matrix_warpgroup_gemm.hpp) in the shapes it takes: one to four K warps,
-// two rounds of weight tiles per warp, two warpgroups per K warp, K steps of 1 and 4 pairs, an
-// uneven fixed K split (each split's own share of the activations in shared memory), FP4
+// two rounds of weight tiles per warp (the activation rings refilled), two warpgroups per K
+// warp, K steps of 1 and 4 pairs (a last step of fewer pairs), an uneven fixed K split, FP4
 // experts and the FP8 shared expert (one token group up to 8 tokens); at 16 tokens the shared
 // expert's tile holds two token groups and takes the mma.sync loop inside the same kernel.
 TEST(GpuOp, WarpgroupLoopVariantsMatchTheReference) {
