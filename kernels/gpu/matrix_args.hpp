@@ -69,6 +69,8 @@ struct MatrixStage1Args {
     // launch.
     int warpgroup_activation_bytes = 0;
     int warpgroup_activations_offset = -1;
+    // The shared expert's tiles to launch first (matrix_tile_of_workgroup; 0: index order).
+    std::int64_t shared_tiles_first = 0;
 };
 
 struct MatrixStage2Args {
@@ -91,7 +93,31 @@ struct MatrixStage2Args {
     // The warpgroup instruction's h rows, as MatrixStage1Args's (matrix_stage2_uses_warpgroup_mma).
     int warpgroup_activation_bytes = 0;
     int warpgroup_activations_offset = -1;
+    // As MatrixStage1Args's (not in the persistent kernel, which takes tiles in index order).
+    std::int64_t shared_tiles_first = 0;
 };
+
+// The tile a workgroup takes: with `shared_tiles` > 0, the shared expert's tiles (the last
+// `shared_tiles` of the `valid_tiles` the routing filled: its expert id is the highest) take
+// the first workgroup indices, and the rest follow in order. Workgroups start in index order,
+// and the shared expert's tiles carry twice the weight bytes of a routed expert's (FP8), from
+// 9 tokens two token groups or more (the mma.sync loop): in index order they started last and
+// were the tail of a launch over several waves of the device (H200, DSV4 at 16 tokens,
+// docs/performance.md). A bijection on [0, valid_tiles); the indices past it are kept.
+FHMOE_HOST_DEVICE inline std::int64_t matrix_tile_of_workgroup(std::int64_t index,
+                                                               std::int64_t valid_tiles,
+                                                               std::int64_t shared_tiles) {
+    if (shared_tiles <= 0 || shared_tiles > valid_tiles || index >= valid_tiles) return index;
+    return index < shared_tiles ? valid_tiles - shared_tiles + index : index - shared_tiles;
+}
+
+// Whether a stage launches the shared expert's tiles first: at decode sizes (below 4 routed rows
+// per expert), where its workgroups take more than one wave of the device (in one wave the
+// order does not matter, and the lookup costs a round trip to memory before the tile is known).
+inline bool matrix_launches_shared_tiles_first(std::int64_t routed_rows_per_expert,
+                                               std::int64_t workgroups, std::int64_t one_wave) {
+    return routed_rows_per_expert < 4 && workgroups > one_wave;
+}
 
 // The K step of a stage (tile_k) as pairs of scale blocks loaded ahead: 1, 2 or 4.
 inline int matrix_pairs_per_step(int tile_k) { return tile_k / 64; }

@@ -60,6 +60,10 @@ struct MatrixOpPath {
                                 : 0),
           split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
           warpgroup_activation_bytes(warpgroup_bytes(chosen, staged_activations)),
+          stage1_shared_tiles_first(stage1_shared_first(
+              chosen, dims, staged_activations, routed_rows_per_expert, stage1_tiles, k_splits)),
+          stage2_shared_tiles_first(
+              stage2_shared_first(chosen, dims, routed_rows_per_expert, stage2_tiles)),
           stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
@@ -129,6 +133,42 @@ struct MatrixOpPath {
         const auto total =
             static_cast<std::uint64_t>(matrix_warpgroup_activations_offset(before) + bytes);
         return total <= bound_gpu_device().shared_bytes_per_block ? bytes : 0;
+    }
+
+    // The shared expert's rows: all tokens, padded to the routing's blocks.
+    static std::int64_t shared_rows(const family::Candidate& c, const ProblemDims& dims) {
+        return (dims.tokens + c.block_m - 1) / c.block_m * c.block_m;
+    }
+
+    // The shared expert's tile count where stage1 launches them first
+    // (matrix_launches_shared_tiles_first), else 0.
+    static std::int64_t stage1_shared_first(const family::Candidate& c, const ProblemDims& dims,
+                                            bool staged, std::int64_t routed_rows_per_expert,
+                                            std::int64_t tiles, int k_splits) {
+        const family::Stage1Config& s1 = c.stage1;
+        const std::int64_t one_wave =
+            static_cast<std::int64_t>(bound_gpu_device().multiprocessors) *
+            matrix_stage1_workgroups_per_multiprocessor(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
+                                                        s1.k_waves, s1.fused_fp8_out, staged,
+                                                        warpgroup_bytes(c, staged));
+        if (!matrix_launches_shared_tiles_first(routed_rows_per_expert, tiles * k_splits,
+                                                one_wave)) {
+            return 0;
+        }
+        return (shared_rows(c, dims) + s1.tile_m - 1) / s1.tile_m * (dims.inter / s1.tile_n);
+    }
+
+    // Stage2's (the persistent kernel takes its tiles in index order).
+    static std::int64_t stage2_shared_first(const family::Candidate& c, const ProblemDims& dims,
+                                            std::int64_t routed_rows_per_expert,
+                                            std::int64_t tiles) {
+        const family::Stage2Config& s2 = c.stage2;
+        if (s2.persistent) return 0;
+        const std::int64_t one_wave =
+            static_cast<std::int64_t>(bound_gpu_device().multiprocessors) *
+            matrix_stage2_workgroups_per_multiprocessor(s2.tile_m, s2.tile_n, s2.tile_k);
+        if (!matrix_launches_shared_tiles_first(routed_rows_per_expert, tiles, one_wave)) return 0;
+        return (shared_rows(c, dims) + s2.tile_m - 1) / s2.tile_m * (dims.hidden / s2.tile_n);
     }
 
     // Stage2's: where the candidate takes the warpgroup loop (matrix_stage2_uses_warpgroup_mma)
@@ -217,6 +257,7 @@ struct MatrixOpPath {
         s1.split_counters = split_counters.data();
         s1.staged_activations = staged_activations;
         s1.warpgroup_activation_bytes = warpgroup_activation_bytes;
+        s1.shared_tiles_first = stage1_shared_tiles_first;
         launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
         mark_stage(events, 3, s);
 
@@ -244,6 +285,7 @@ struct MatrixOpPath {
         s2.out_bf16 = out.data();
         s2.slot_out = slot_out.data();
         s2.warpgroup_activation_bytes = stage2_warpgroup_bytes(candidate, dims);
+        s2.shared_tiles_first = stage2_shared_tiles_first;
         launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
                              stage2_starts_early, s);
         mark_stage(events, 5, s);
@@ -286,6 +328,8 @@ struct MatrixOpPath {
     DeviceBuffer<float> partials;                // stage1's K split (empty without one)
     DeviceBuffer<std::uint32_t> split_counters;  // per stage1 tile
     int warpgroup_activation_bytes;              // stage1 (warpgroup_bytes)
+    std::int64_t stage1_shared_tiles_first;      // stage1_shared_first
+    std::int64_t stage2_shared_tiles_first;      // stage2_shared_first
     bool stage2_starts_early;                    // matrix_stage2_starts_early
 };
 

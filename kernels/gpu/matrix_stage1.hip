@@ -281,6 +281,10 @@ __device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
     Stage1Tile w;
     const std::int64_t n_tiles = s.inter / args.tile_n;
     w.tile = blockIdx.x;
+    if (args.shared_tiles_first > 0) {
+        const std::int64_t valid_tiles = (*args.sorted.valid_rows + kTileM - 1) / kTileM * n_tiles;
+        w.tile = matrix_tile_of_workgroup(w.tile, valid_tiles, args.shared_tiles_first);
+    }
     w.split = static_cast<int>(blockIdx.y);
     w.row0 = w.tile / n_tiles * kTileM;
     // The routing's row count, this block's expert and the workgroup's first rows' entries,

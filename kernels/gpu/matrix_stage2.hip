@@ -247,6 +247,10 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     constexpr int kTileM = TG * 8;
     constexpr bool kShared = matrix_uses_shared_tile(kTileM);
     const std::int64_t n_tiles = s.hidden / args.tile_n;
+    if (args.shared_tiles_first > 0) {
+        const std::int64_t valid_tiles = (*args.sorted.valid_rows + kTileM - 1) / kTileM * n_tiles;
+        tile = matrix_tile_of_workgroup(tile, valid_tiles, args.shared_tiles_first);
+    }
     Stage2Tile w;
     w.row0 = tile / n_tiles * kTileM;
     w.column0 = tile % n_tiles * args.tile_n;

@@ -223,6 +223,29 @@ TEST(GpuOp, WarpgroupLoopVariantsMatchTheReference) {
     }
 }
 
+// The launch order that puts the shared expert's tiles first is a permutation of the tiles the
+// routing filled, with those tiles first and the rest in order; indices past them are kept.
+TEST(GpuOp, SharedTilesFirstIsAPermutationOfTheFilledTiles) {
+    for (std::int64_t valid = 1; valid <= 40; ++valid) {
+        for (std::int64_t shared = 0; shared <= valid + 1; ++shared) {
+            std::vector<int> seen(static_cast<std::size_t>(valid + 3), 0);
+            for (std::int64_t index = 0; index < valid + 3; ++index) {
+                const std::int64_t tile = gpu::matrix_tile_of_workgroup(index, valid, shared);
+                ASSERT_GE(tile, 0);
+                ASSERT_LT(tile, valid + 3);
+                ++seen[static_cast<std::size_t>(tile)];
+                if (index >= valid) {
+                    EXPECT_EQ(tile, index);
+                }
+                if (shared > 0 && shared <= valid && index < shared) {
+                    EXPECT_EQ(tile, valid - shared + index);
+                }
+            }
+            for (const int count : seen) EXPECT_EQ(count, 1);
+        }
+    }
+}
+
 TEST(GpuOp, AGraphReplayComputesTheSameOp) {
     bind_test_device();
     for (const family::ShapeKey& shape :
