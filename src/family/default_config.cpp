@@ -18,9 +18,11 @@ namespace {
 // tiles; then the neighbours where a tile does not divide. On wide models with small token
 // tiles, two K warps per stage1 weight tile and stage2 256-column tiles (a warp streams its
 // two weight tiles as one K loop): the old choice there was 15-18 % off the fastest. From a
-// few routed rows on (DSV4: 8 tokens), 1024-column stage2 tiles (eight weight tiles per warp):
-// 6-11 % off the whole op at 16-1024 tokens (11:42 UTC 2026-12-02); below, they leave most
-// multiprocessors idle (one token: 52 us against 37). The large tiles' stage2: 512 columns
+// few routed rows on (DSV4: 4 tokens), 1024-column stage2 tiles (eight weight tiles per warp):
+// 6-11 % off the whole op at 16-1024 tokens (11:42 UTC 2026-12-02), and at 4 tokens since the
+// warpgroup kernels 3-4 % faster than 256 columns (H200, 2026-12-03 17:53 and 23:10: the
+// default's stage1 68.0 against 70.4 us); below, they leave most multiprocessors idle (one
+// token: 52 us against 37). The large tiles' stage2: 512 columns
 // (2048 tokens: 2720 us against 2843 at 128). From 4 routed rows per expert (DSV4: 256
 // tokens) one K warp per weight tile, where stage1 stages each K step's activations for the
 // workgroup (gpu backend), and the large tiles only from 64 rows (DSV4: 4096 tokens): at 2048
@@ -41,7 +43,7 @@ constexpr std::int64_t kMeasuredMinModelDim = 4096;  // where these were measure
 constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
 constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
-constexpr std::int64_t kWideBusyFromRoutedRows = 32;  // token x routed top-k
+constexpr std::int64_t kWideBusyFromRoutedRows = 24;  // token x routed top-k
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
 constexpr int kWideSmallTileKSplits = 4;
 constexpr std::int64_t kKSplitFromRoutedSlots = 24;  // token x routed top-k

@@ -61,8 +61,9 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage1.k_splits, 4);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(9)).stage1.k_splits, 0);  // 54 slots
     EXPECT_EQ(default_candidate(dsv4_i384_shape(16)).stage1.k_splits, 0);
-    // From 32 routed rows (token x routed top-k; DSV4: 8 tokens) 1024-column stage2 tiles.
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 256);
+    // From 24 routed rows (token x routed top-k; DSV4: 4 tokens) 1024-column stage2 tiles.
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(3)).stage2.tile_n, 256);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 1024);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage2.tile_n, 1024);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).stage2.tile_n, 1024);
     ShapeKey narrow_model = dsv4_i384_shape(1);
