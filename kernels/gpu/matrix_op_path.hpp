@@ -40,7 +40,9 @@ struct MatrixOpPath {
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
-          k_splits(stage1_k_splits(chosen, dims, staged_activations, stage1_tiles)),
+          stage1_workgroups_per_multiprocessor(stage1_occupancy(chosen, staged_activations)),
+          k_splits(
+              stage1_k_splits(chosen, dims, stage1_tiles, stage1_workgroups_per_multiprocessor)),
           sorted(rows, chosen.block_m, dims.experts),
           a1(element_count((dims.tokens + 1) * dims.hidden)),
           a1_scales(element_count((dims.tokens + 1) * dims.hidden_blocks())),
@@ -60,8 +62,9 @@ struct MatrixOpPath {
                                 : 0),
           split_counters(k_splits > 1 ? element_count(stage1_tiles) : 0),
           warpgroup_activation_bytes(warpgroup_bytes(chosen, staged_activations)),
-          stage1_shared_tiles_first(stage1_shared_first(
-              chosen, dims, staged_activations, routed_rows_per_expert, stage1_tiles, k_splits)),
+          stage1_shared_tiles_first(stage1_shared_first(chosen, dims, routed_rows_per_expert,
+                                                        stage1_tiles * k_splits,
+                                                        stage1_workgroups_per_multiprocessor)),
           stage2_shared_tiles_first(
               stage2_shared_first(chosen, dims, routed_rows_per_expert, stage2_tiles)),
           stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
@@ -101,18 +104,23 @@ struct MatrixOpPath {
         return static_cast<std::uint64_t>(bytes) <= bound_gpu_device().shared_bytes_per_block;
     }
 
+    // How many stage1 workgroups a multiprocessor holds: the kernel that runs, with its
+    // activation rings where the warpgroup loop may run.
+    static int stage1_occupancy(const family::Candidate& c, bool staged) {
+        const family::Stage1Config& s1 = c.stage1;
+        return matrix_stage1_workgroups_per_multiprocessor(s1.tile_m, s1.tile_n, s1.tile_k,
+                                                           s1.waves, s1.k_waves, s1.fused_fp8_out,
+                                                           staged, warpgroup_bytes(c, staged));
+    }
+
     // Stage1's K split: the candidate's, or one wave of the device (matrix_stage1_k_splits) with
-    // the kernel that runs: where the warpgroup loop may run, its build and its activation
-    // rings (with the split derived from the other build's occupancy the default ran 18 %
-    // slower at one DSV4 token).
-    static int stage1_k_splits(const family::Candidate& c, const ProblemDims& dims, bool staged,
-                               std::int64_t tiles) {
+    // the kernel that runs (with the split derived from the other build's occupancy the default
+    // ran 18 % slower at one DSV4 token).
+    static int stage1_k_splits(const family::Candidate& c, const ProblemDims& dims,
+                               std::int64_t tiles, int workgroups_per_multiprocessor) {
         const family::Stage1Config& s1 = c.stage1;
         if (s1.k_splits > 0) return s1.k_splits;
-        return matrix_stage1_k_splits(tiles,
-                                      matrix_stage1_workgroups_per_multiprocessor(
-                                          s1.tile_m, s1.tile_n, s1.tile_k, s1.waves, s1.k_waves,
-                                          s1.fused_fp8_out, staged, warpgroup_bytes(c, staged)),
+        return matrix_stage1_k_splits(tiles, workgroups_per_multiprocessor,
                                       // Large token tiles' K warps split token groups, not K.
                                       matrix_uses_shared_tile(s1.tile_m) ? 1 : s1.k_waves,
                                       dims.hidden / 64, matrix_pairs_per_step(s1.tile_k),
@@ -143,16 +151,14 @@ struct MatrixOpPath {
     // The shared expert's tile count where stage1 launches them first
     // (matrix_launches_shared_tiles_first), else 0.
     static std::int64_t stage1_shared_first(const family::Candidate& c, const ProblemDims& dims,
-                                            bool staged, std::int64_t routed_rows_per_expert,
-                                            std::int64_t tiles, int k_splits) {
+                                            std::int64_t routed_rows_per_expert,
+                                            std::int64_t workgroups,
+                                            int workgroups_per_multiprocessor) {
         const family::Stage1Config& s1 = c.stage1;
         const std::int64_t one_wave =
             static_cast<std::int64_t>(bound_gpu_device().multiprocessors) *
-            matrix_stage1_workgroups_per_multiprocessor(s1.tile_m, s1.tile_n, s1.tile_k, s1.waves,
-                                                        s1.k_waves, s1.fused_fp8_out, staged,
-                                                        warpgroup_bytes(c, staged));
-        if (!matrix_launches_shared_tiles_first(routed_rows_per_expert, tiles * k_splits,
-                                                one_wave)) {
+            workgroups_per_multiprocessor;
+        if (!matrix_launches_shared_tiles_first(routed_rows_per_expert, workgroups, one_wave)) {
             return 0;
         }
         return (shared_rows(c, dims) + s1.tile_m - 1) / s1.tile_m * (dims.inter / s1.tile_n);
@@ -312,6 +318,7 @@ struct MatrixOpPath {
     std::int64_t rows;                    // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;
+    int stage1_workgroups_per_multiprocessor;  // stage1_occupancy
     int k_splits;
     int persistent_workgroups = 0;
     SortedRouting sorted;

@@ -86,11 +86,31 @@ __device__ __forceinline__ void warpgroup_result_fence(float& value) {
     asm volatile("" : "+f"(value)::"memory");
 }
 
-// Copies token group 0's activations (the workgroup's rows 0-7, `rows` in shared memory) for
-// the pairs [first_pair, end_pair) into B's layout at `b_shared` (2 x 256 bytes per pair):
-// block b's core matrix 0 holds, per token row, lanes 0-3's first 4 bytes of the block in the
-// mma layout (elements 8t, 8t+2, 8t+4, 8t+6), core matrix 1 their second 4 (the odd
-// elements). One commit group, issued by every thread of the workgroup before its K loops;
+// One of the 128 four-byte pieces of a pair of B (`index` 0-127) for token group 0 (the
+// workgroup's rows 0-7, `rows` in shared memory): where it comes from in the mma-layout
+// activations of K columns (pair 0; a pair is 64 bytes further) and where it goes in B's layout
+// (2 x 256 bytes per pair). Block b's core matrix 0 holds, per token row, lanes 0-3's first 4
+// bytes of the block in the mma layout (elements 8t, 8t+2, 8t+4, 8t+6), core matrix 1 their
+// second 4 (the odd elements).
+struct WarpgroupActivationPiece {
+    std::int64_t source;  // byte offset in the activations, pair 0
+    unsigned target;      // byte offset in B's layout, pair 0
+
+    __device__ WarpgroupActivationPiece(int index, const int* rows, std::int64_t k) {
+        const int piece = index & 1;        // even or odd elements: core matrix 0 or 1
+        const int half = (index >> 1) & 1;  // the pair's first or second block
+        const int lane_t = (index >> 2) & 3;
+        const int token = (index >> 4) & 7;
+        source =
+            activation_pair_offset(rows[token], 0, k) + lane_t * kLaneBytes + half * 8 + piece * 4;
+        target = half * kWarpgroupBlockBytes + piece * 128 + token * 16 + lane_t * 4;
+    }
+};
+inline constexpr int kWarpgroupPairSourceBytes = 4 * kLaneBytes;
+inline constexpr unsigned kWarpgroupPairTargetBytes = 2 * kWarpgroupBlockBytes;
+
+// Copies token group 0's activations for the pairs [first_pair, end_pair) into B's layout at
+// `b_shared`. One commit group, issued by every thread of the workgroup before its K loops;
 // accumulate_tiles_warpgroup waits for it.
 __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
                                                             const std::uint8_t* activations,
@@ -100,16 +120,10 @@ __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
     const int copies = static_cast<int>(end_pair - first_pair) * 128;
     for (int i = static_cast<int>(threadIdx.x); i < copies; i += static_cast<int>(blockDim.x)) {
         const int pair = i >> 7;
-        const int piece = i & 1;        // even or odd elements: core matrix 0 or 1
-        const int half = (i >> 1) & 1;  // the pair's first or second block
-        const int lane_t = (i >> 2) & 3;
-        const int token = (i >> 4) & 7;
-        const std::uint8_t* source = activations +
-                                     activation_pair_offset(rows[token], first_pair + pair, k) +
-                                     lane_t * kLaneBytes + half * 8 + piece * 4;
-        const unsigned target = b_shared + (pair * 2 + half) * kWarpgroupBlockBytes + piece * 128 +
-                                token * 16 + lane_t * 4;
-        copy_async_4_to(target, source);
+        const WarpgroupActivationPiece piece(i & 127, rows, k);
+        copy_async_4_to(
+            b_shared + pair * kWarpgroupPairTargetBytes + piece.target,
+            activations + piece.source + (first_pair + pair) * kWarpgroupPairSourceBytes);
     }
     commit_copies();
 }
@@ -188,26 +202,6 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
     c.scale1_at[0] += 2 * P;
 }
 
-// One thread's piece of every pair of B in the ring: a pair is 128 pieces of 4 bytes
-// (stage_warpgroup_activations' order), one per thread of the warpgroup, so a thread's source
-// and target move by constant strides from pair to pair.
-struct WarpgroupActivationPiece {
-    const std::uint8_t* source;  // the piece in the K loop's first pair
-    unsigned target;             // the piece in ring slot 0, pair 0
-
-    __device__ WarpgroupActivationPiece(const WarpTileOperands& op, std::int64_t first,
-                                        unsigned ring) {
-        const int i = static_cast<int>(threadIdx.x) & 127;
-        const int piece = i & 1;
-        const int half = (i >> 1) & 1;
-        const int lane_t = (i >> 2) & 3;
-        const int token = (i >> 4) & 7;
-        source = op.activations + activation_pair_offset(op.rows[token], first, op.k) +
-                 lane_t * kLaneBytes + half * 8 + piece * 4;
-        target = ring + half * kWarpgroupBlockBytes + piece * 128 + token * 16 + lane_t * 4;
-    }
-};
-
 // accumulate_pairs (gpu/matrix_gemm.hpp) for one token group on the warpgroup instruction:
 // pairs [first, end) of this warp's weight tile, the token group's activations through the
 // warpgroup's ring at `b_ring` (matrix_stage1_warpgroup_ring_bytes: kStages slots of P pairs
@@ -221,14 +215,18 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
                                                            const WarpTileOperands& op,
                                                            std::int64_t first, std::int64_t end,
                                                            unsigned b_ring, int barrier) {
-    constexpr unsigned kSlotBytes = P * 2 * kWarpgroupBlockBytes;
-    constexpr int kPairSourceBytes = 4 * kLaneBytes;
+    constexpr unsigned kSlotBytes = P * kWarpgroupPairTargetBytes;
     const int lane = static_cast<int>(threadIdx.x) & 31;
     const int pairs = static_cast<int>(end - first);
     const int full_steps = pairs / P;
     const int rest = pairs - full_steps * P;
     LaneCursors<1, P, kStages, kFp4> c(op, first, lane);
-    WarpgroupActivationPiece piece(op, first, b_ring);
+    // This thread's piece of every pair (one per thread of the warpgroup): its source and
+    // target move by constant strides from pair to pair.
+    const WarpgroupActivationPiece piece(static_cast<int>(threadIdx.x) & 127, op.rows, op.k);
+    const std::uint8_t* piece_source =
+        op.activations + piece.source + first * kWarpgroupPairSourceBytes;
+    const unsigned piece_target = b_ring + piece.target;
     // Every warp of the warpgroup has left its previous K loop (the instructions that read the
     // ring are complete) before the ring is refilled.
     group_barrier(barrier, 128);
@@ -243,10 +241,10 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
 #pragma unroll
         for (int i = 0; i < P; ++i) {
             if (i >= count) break;
-            copy_async_4_to(piece.target + copy_slot * kSlotBytes + i * 2 * kWarpgroupBlockBytes,
-                            piece.source + i * kPairSourceBytes);
+            copy_async_4_to(piece_target + copy_slot * kSlotBytes + i * kWarpgroupPairTargetBytes,
+                            piece_source + i * kWarpgroupPairSourceBytes);
         }
-        piece.source += P * kPairSourceBytes;
+        piece_source += P * kWarpgroupPairSourceBytes;
         commit_copies();
         copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
     };
