@@ -63,6 +63,7 @@ struct Stage2Tile {
     bool fp4 = true;
     const int* rows = nullptr;  // shared memory: the tile's sorted rows
     int groups = 0;             // token groups holding a real row
+    int real_rows = 0;          // the tile's real rows (the first ones)
 };
 
 __device__ __forceinline__ void stage2_weight_operands(const MatrixStage2Args& args,
@@ -137,12 +138,21 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
                 for (int v = 0; v < 4; ++v) sums[0][v] = one[0][v];
                 store(sums, tile);
             };
+            const int k_pairs = static_cast<int>(pairs);
             if (w.fp4) {
-                accumulate_tiles_warpgroup<P, kStages, true>(op, static_cast<int>(pairs), rounds,
-                                                             store_one, b_shared);
+                if (w.real_rows == 1) {
+                    accumulate_tiles_warpgroup<P, kStages, true, true>(op, k_pairs, rounds,
+                                                                       store_one, b_shared);
+                } else {
+                    accumulate_tiles_warpgroup<P, kStages, true, false>(op, k_pairs, rounds,
+                                                                        store_one, b_shared);
+                }
+            } else if (w.real_rows == 1) {
+                accumulate_tiles_warpgroup<P, kStages, false, true>(op, k_pairs, rounds, store_one,
+                                                                    b_shared);
             } else {
-                accumulate_tiles_warpgroup<P, kStages, false>(op, static_cast<int>(pairs), rounds,
-                                                              store_one, b_shared);
+                accumulate_tiles_warpgroup<P, kStages, false, false>(op, k_pairs, rounds, store_one,
+                                                                     b_shared);
             }
             return;
         }
@@ -295,6 +305,7 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
     __syncthreads();
     w.rows = rows;
     w.groups = (real_rows + 7) / 8;
+    w.real_rows = real_rows;
     if (w.groups == 0) return;
     if constexpr (kShared) {
         // The first K step copies h rows with the weights: wait for h's writer first.

@@ -129,7 +129,13 @@ __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
 }
 
 // One step of `count` pairs (kFull: P) from ring slot `slot`, B's blocks from `b_block`.
-template <int P, int kStages, bool kFp4, bool kFull>
+// kOneRow: only token column 0 is a real row (one token of an expert: every routed tile at
+// decode sizes); the other columns' sums are padding nobody reads, so the lane leaves them at
+// zero and skips their scales and products: 2 of each block's 4 scale products and FMAs, and one
+// of the pair's two scale loads. Stage2 takes it (2-5 % faster at 1-64 DSV4 tokens, H200
+// 2026-12-04); in stage1 its second loop made the kernel spill and run up to 2 % slower from 8
+// tokens on (faster at 1-2), so stage1 keeps the one loop (docs/performance.md).
+template <int P, int kStages, bool kFp4, bool kFull, bool kOneRow>
 __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
                                                LaneCursors<1, P, kStages, kFp4>& c,
                                                const WarpTileOperands& op, int slot, int count,
@@ -141,14 +147,16 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
     // The lane's two token columns' scales (both blocks of a pair in one word), requested
     // before the matrix instructions so that their latency overlaps them.
     std::uint32_t column0[P];
-    std::uint32_t column1[P];
+    [[maybe_unused]] std::uint32_t column1[P];
 #pragma unroll
     for (int i = 0; i < P; ++i) {
         if (!kFull && i >= count) break;
         column0[i] = __ldg(
             reinterpret_cast<const unsigned int*>(op.activation_scales + c.scale0_at[0] + 2 * i));
-        column1[i] = __ldg(
-            reinterpret_cast<const unsigned int*>(op.activation_scales + c.scale1_at[0] + 2 * i));
+        if constexpr (!kOneRow) {
+            column1[i] = __ldg(reinterpret_cast<const unsigned int*>(op.activation_scales +
+                                                                     c.scale1_at[0] + 2 * i));
+        }
     }
     // One pair at a time: its two blocks' instructions, then their results. Whole steps at
     // once kept every pair's fragments and results live (up to 250 registers per thread).
@@ -190,12 +198,14 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
             const float scale_g8 = e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF);
             const float s0 =
                 __uint_as_float(block == 0 ? column0[i] << 16 : column0[i] & 0xFFFF0000u);
-            const float s1 =
-                __uint_as_float(block == 0 ? column1[i] << 16 : column1[i] & 0xFFFF0000u);
             acc[0][0] += d[block][0] * (scale_g * s0);
-            acc[0][1] += d[block][1] * (scale_g * s1);
             acc[0][2] += d[block][2] * (scale_g8 * s0);
-            acc[0][3] += d[block][3] * (scale_g8 * s1);
+            if constexpr (!kOneRow) {
+                const float s1 =
+                    __uint_as_float(block == 0 ? column1[i] << 16 : column1[i] & 0xFFFF0000u);
+                acc[0][1] += d[block][1] * (scale_g * s1);
+                acc[0][3] += d[block][3] * (scale_g8 * s1);
+            }
         }
     }
     c.scale0_at[0] += 2 * P;
@@ -263,12 +273,14 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
     for (int step = 0; step < full_steps; ++step) {
         step_ready();
         issue(step + kStages - 1);
-        warpgroup_step<P, kStages, kFp4, true>(acc, c, op, slot, P, b_ring + slot * kSlotBytes);
+        warpgroup_step<P, kStages, kFp4, true, false>(acc, c, op, slot, P,
+                                                      b_ring + slot * kSlotBytes);
         slot = slot + 1 == kStages ? 0 : slot + 1;
     }
     if (rest > 0) {
         step_ready();
-        warpgroup_step<P, kStages, kFp4, false>(acc, c, op, slot, rest, b_ring + slot * kSlotBytes);
+        warpgroup_step<P, kStages, kFp4, false, false>(acc, c, op, slot, rest,
+                                                       b_ring + slot * kSlotBytes);
     }
     wait_copies<0>();  // no copy may still be landing when the rings are reused
     apply_weight_factor<1>(acc, op.weight_factor);
@@ -279,8 +291,8 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
 // stream; `store(acc, tile)` after each tile's last step. The activations (all of K, one token
 // group: stage2's h) are copied into `b_shared` after the first weight copies are in flight and,
 // with op.wait_before_reads, after the kernel that writes them; every thread of the workgroup
-// calls this (a workgroup barrier). P must divide pairs_per_tile.
-template <int P, int kStages, bool kFp4, typename Store>
+// calls this (a workgroup barrier). P must divide pairs_per_tile. kOneRow: as warpgroup_step's.
+template <int P, int kStages, bool kFp4, bool kOneRow, typename Store>
 __device__ __forceinline__ void accumulate_tiles_warpgroup(const WarpTileOperands& op,
                                                            int pairs_per_tile, int tiles,
                                                            Store&& store, unsigned b_shared) {
@@ -308,7 +320,7 @@ __device__ __forceinline__ void accumulate_tiles_warpgroup(const WarpTileOperand
     for (int step = 0; step < steps; ++step) {
         wait_copies<kStages - 2>();
         issue(step + kStages - 1);
-        warpgroup_step<P, kStages, kFp4, true>(
+        warpgroup_step<P, kStages, kFp4, true, kOneRow>(
             acc, c, op, slot, P,
             b_shared + static_cast<unsigned>(step_in_tile * P) * 2 * kWarpgroupBlockBytes);
         slot = slot + 1 == kStages ? 0 : slot + 1;
