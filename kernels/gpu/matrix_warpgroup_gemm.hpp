@@ -54,11 +54,18 @@ __device__ __forceinline__ void fp4x8_to_e4m3x8(std::uint32_t word, std::uint32_
 
 // The shared-memory descriptor of one block of B: no swizzle, core matrices 128 bytes apart
 // along K (the leading byte offset) and 256 bytes apart along N (the stride byte offset; one
-// token group has one), addresses in 16-byte units.
-__device__ __forceinline__ std::uint64_t warpgroup_b_descriptor(unsigned shared_address) {
-    return static_cast<std::uint64_t>((shared_address >> 4) & 0x3FFFu) |
-           (static_cast<std::uint64_t>(128 >> 4) << 16) |
-           (static_cast<std::uint64_t>(256 >> 4) << 32);
+// token group has one), addresses in 16-byte units. Its low word is the address's units plus
+// the leading offset's field, so that blocks at constant offsets from one another differ by
+// constants (one addition per block in the loops, where building each from its address took
+// four instructions); shared addresses stay below 2^18, within the 14-bit address field.
+inline constexpr std::uint32_t kWarpgroupDescriptorLeading = (128 >> 4) << 16;
+inline constexpr std::uint64_t kWarpgroupDescriptorStride = static_cast<std::uint64_t>(256 >> 4)
+                                                            << 32;
+__device__ __forceinline__ std::uint32_t warpgroup_b_descriptor_low(unsigned shared_address) {
+    return (shared_address >> 4) + kWarpgroupDescriptorLeading;
+}
+__device__ __forceinline__ std::uint64_t warpgroup_b_descriptor(std::uint32_t low) {
+    return kWarpgroupDescriptorStride | low;
 }
 
 // d = A x B for one block: 64 weight rows (this warp's 16: its lanes' a) x 8 token columns.
@@ -128,7 +135,8 @@ __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
     commit_copies();
 }
 
-// One step of `count` pairs (kFull: P) from ring slot `slot`, B's blocks from `b_block`.
+// One step of `count` pairs (kFull: P) from ring slot `slot`, B's blocks from the one whose
+// descriptor's low word is `b_low` (warpgroup_b_descriptor_low).
 // kOneRow: only token column 0 is a real row (one token of an expert: every routed tile at
 // decode sizes); the other columns' sums are padding nobody reads, so the lane leaves them at
 // zero and skips their scales and products: 2 of each block's 4 scale products and FMAs, and one
@@ -139,7 +147,7 @@ template <int P, int kStages, bool kFp4, bool kFull, bool kOneRow>
 __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
                                                LaneCursors<1, P, kStages, kFp4>& c,
                                                const WarpTileOperands& op, int slot, int count,
-                                               unsigned b_block) {
+                                               std::uint32_t b_low) {
     using C = LaneCursors<1, P, kStages, kFp4>;
     uint4 codes[P][C::kChunks];
     std::uint32_t scales[P];
@@ -186,7 +194,7 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
         for (int block = 0; block < 2; ++block) {
             warpgroup_mma_block(
                 d[block], a[block],
-                warpgroup_b_descriptor(b_block + (2 * i + block) * kWarpgroupBlockBytes));
+                warpgroup_b_descriptor(b_low + (2 * i + block) * (kWarpgroupBlockBytes >> 4)));
         }
         warpgroup_commit();
         warpgroup_wait_all();
@@ -241,13 +249,9 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
     // ring are complete) before the ring is refilled.
     group_barrier(barrier, 128);
     int copy_slot = 0;
-    auto issue = [&](int s) {
-        const int count = s < full_steps ? P : s == full_steps ? rest : 0;
-        if (s < full_steps) {
-            copy_step<1, P, kStages, kFp4, true>(c, copy_slot, P);
-        } else if (count > 0) {
-            copy_step<1, P, kStages, kFp4, false>(c, copy_slot, rest);
-        }
+    // Step s's copies: its weights and its activation pieces (count pairs), one commit group
+    // (empty past the end, so that the group count stays in step with the waits below).
+    auto copy_pieces = [&](int count) {
 #pragma unroll
         for (int i = 0; i < P; ++i) {
             if (i >= count) break;
@@ -255,8 +259,26 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
                             piece_source + i * kWarpgroupPairSourceBytes);
         }
         piece_source += P * kWarpgroupPairSourceBytes;
+    };
+    auto next_copy_slot = [&] {
         commit_copies();
         copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+    };
+    auto issue_full = [&] {
+        copy_step<1, P, kStages, kFp4, true>(c, copy_slot, P);
+        copy_pieces(P);
+        next_copy_slot();
+    };
+    auto issue = [&](int s) {
+        if (s < full_steps) {
+            issue_full();
+            return;
+        }
+        if (s == full_steps && rest > 0) {
+            copy_step<1, P, kStages, kFp4, false>(c, copy_slot, rest);
+            copy_pieces(rest);
+        }
+        next_copy_slot();
     };
     // A step's pieces, copied by the warpgroup's threads (the generic proxy), are read by the
     // matrix instruction (the async proxy): each thread's copies complete, the proxy fence,
@@ -267,20 +289,32 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
         asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
         group_barrier(barrier, 128);
     };
+    const std::uint32_t b_low = warpgroup_b_descriptor_low(b_ring);
+    constexpr std::uint32_t kSlotUnits = kSlotBytes >> 4;
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
     int slot = 0;
-    for (int step = 0; step < full_steps; ++step) {
+    int step = 0;
+    // Steady state: the step kStages - 1 ahead is a full one (no count to decide per step: the
+    // general issue's branches were ~30 of the loop's ~260 instructions per step in the SASS).
+    for (; step + kStages - 1 < full_steps; ++step) {
+        step_ready();
+        issue_full();
+        warpgroup_step<P, kStages, kFp4, true, false>(acc, c, op, slot, P,
+                                                      b_low + slot * kSlotUnits);
+        slot = slot + 1 == kStages ? 0 : slot + 1;
+    }
+    for (; step < full_steps; ++step) {
         step_ready();
         issue(step + kStages - 1);
         warpgroup_step<P, kStages, kFp4, true, false>(acc, c, op, slot, P,
-                                                      b_ring + slot * kSlotBytes);
+                                                      b_low + slot * kSlotUnits);
         slot = slot + 1 == kStages ? 0 : slot + 1;
     }
     if (rest > 0) {
         step_ready();
         warpgroup_step<P, kStages, kFp4, false, false>(acc, c, op, slot, rest,
-                                                       b_ring + slot * kSlotBytes);
+                                                       b_low + slot * kSlotUnits);
     }
     wait_copies<0>();  // no copy may still be landing when the rings are reused
     apply_weight_factor<1>(acc, op.weight_factor);
@@ -314,6 +348,7 @@ __device__ __forceinline__ void accumulate_tiles_warpgroup(const WarpTileOperand
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncthreads();
     float acc[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
+    const std::uint32_t b_low = warpgroup_b_descriptor_low(b_shared);
     int slot = 0;
     int tile = 0;
     int step_in_tile = 0;
@@ -322,7 +357,8 @@ __device__ __forceinline__ void accumulate_tiles_warpgroup(const WarpTileOperand
         issue(step + kStages - 1);
         warpgroup_step<P, kStages, kFp4, true, kOneRow>(
             acc, c, op, slot, P,
-            b_shared + static_cast<unsigned>(step_in_tile * P) * 2 * kWarpgroupBlockBytes);
+            b_low +
+                static_cast<std::uint32_t>(step_in_tile * P) * (kWarpgroupPairTargetBytes >> 4));
         slot = slot + 1 == kStages ? 0 : slot + 1;
         if (++step_in_tile == steps_per_tile) {
             apply_weight_factor<1>(acc, op.weight_factor);
