@@ -154,7 +154,19 @@ __device__ __forceinline__ void accumulate_pairs_staged(float (&acc)[TG][4],
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
     int slot = 0;
-    for (int step = 0; step < full_steps; ++step) {
+    int step = 0;
+    // Steady state: the step kStages - 1 ahead is a full one (as accumulate_pairs).
+    for (; step + kStages - 1 < full_steps; ++step) {
+        wait_copies<kStages - 2>();
+        group_barrier(op.barrier, threads);
+        copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
+        copy_activation_step<TG, P, kStages, true>(a, op, copy_slot, P, lane);
+        commit_copies();
+        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+        multiply_staged_step<TG, P, kStages, kFp4, true>(acc, op, slot, P);
+        slot = slot + 1 == kStages ? 0 : slot + 1;
+    }
+    for (; step < full_steps; ++step) {
         wait_copies<kStages - 2>();
         group_barrier(op.barrier, threads);
         issue(step + kStages - 1);
