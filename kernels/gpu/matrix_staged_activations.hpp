@@ -155,7 +155,7 @@ __device__ __forceinline__ void accumulate_pairs_staged(float (&acc)[TG][4],
     for (int s = 0; s < kStages - 1; ++s) issue(s);
     int slot = 0;
     int step = 0;
-    // Steady state: the step kStages - 1 ahead is a full one (as accumulate_pairs).
+    // Steady state: the step kStages - 1 ahead is a full one (as accumulate_pairs_warpgroup).
     for (; step + kStages - 1 < full_steps; ++step) {
         wait_copies<kStages - 2>();
         group_barrier(op.barrier, threads);
