@@ -140,16 +140,25 @@ __device__ __forceinline__ void accumulate_pairs_staged(float (&acc)[TG][4],
     LaneCursors<TG, P, kStages, kFp4> c(op, first, lane);
     ActivationCopies<TG, P, kStages> a(op, first, lane);
     int copy_slot = 0;
+    auto next_copy_slot = [&] {
+        commit_copies();
+        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+    };
+    auto issue_full = [&] {
+        copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
+        copy_activation_step<TG, P, kStages, true>(a, op, copy_slot, P, lane);
+        next_copy_slot();
+    };
     auto issue = [&](int s) {
         if (s < full_steps) {
-            copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
-            copy_activation_step<TG, P, kStages, true>(a, op, copy_slot, P, lane);
-        } else if (s == full_steps && rest > 0) {
+            issue_full();
+            return;
+        }
+        if (s == full_steps && rest > 0) {
             copy_step<TG, P, kStages, kFp4, false>(c, copy_slot, rest);
             copy_activation_step<TG, P, kStages, false>(a, op, copy_slot, rest, lane);
         }
-        commit_copies();
-        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+        next_copy_slot();
     };
 #pragma unroll
     for (int s = 0; s < kStages - 1; ++s) issue(s);
@@ -159,10 +168,7 @@ __device__ __forceinline__ void accumulate_pairs_staged(float (&acc)[TG][4],
     for (; step + kStages - 1 < full_steps; ++step) {
         wait_copies<kStages - 2>();
         group_barrier(op.barrier, threads);
-        copy_step<TG, P, kStages, kFp4, true>(c, copy_slot, P);
-        copy_activation_step<TG, P, kStages, true>(a, op, copy_slot, P, lane);
-        commit_copies();
-        copy_slot = copy_slot + 1 == kStages ? 0 : copy_slot + 1;
+        issue_full();
         multiply_staged_step<TG, P, kStages, kFp4, true>(acc, op, slot, P);
         slot = slot + 1 == kStages ? 0 : slot + 1;
     }
