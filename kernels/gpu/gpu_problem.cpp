@@ -66,6 +66,15 @@ std::vector<std::int32_t> relabelled_routing(const Problem& p, std::size_t set) 
     return ids;
 }
 
+std::int64_t most_slots_per_expert(const std::vector<std::int32_t>& ids, std::int64_t experts) {
+    std::vector<std::int64_t> slots(static_cast<std::size_t>(experts), 0);
+    std::int64_t most = 0;
+    for (const std::int32_t id : ids) {
+        most = std::max(most, ++slots[static_cast<std::size_t>(id)]);
+    }
+    return most;
+}
+
 // The eight weight tensors of `source` (the problem's own layouts, or their mma-ready
 // arrangement: the same field names) in device memory.
 template <typename WeightSource>
@@ -143,7 +152,9 @@ GpuProblem::GpuProblem(const Problem& problem, std::shared_ptr<const GpuWeights>
     for (std::size_t set = 0; set < sets; ++set) {
         Impl::Inputs in;
         in.x_bf16 = uploaded(problem.x_bf16);
-        in.topk_ids = uploaded(relabelled_routing(problem, set));
+        const std::vector<std::int32_t> ids = relabelled_routing(problem, set);
+        in.topk_ids = uploaded(ids);
+        in.most_slots_per_expert = most_slots_per_expert(ids, problem.shape.expert);
         in.topk_weights = uploaded(problem.topk_weights);
         in.weights = set % copies;
         impl_->inputs.push_back(std::move(in));

@@ -45,6 +45,10 @@ struct GpuProblem::Impl {
         gpu::DeviceBuffer<std::int32_t> topk_ids;
         gpu::DeviceBuffer<float> topk_weights;
         std::size_t weights = 0;  // index into weights->impl().copies
+        // The most slots the routing gives one expert (the shared expert: one per token): the
+        // most real rows of a sorted block, which picks the kernel builds that take one token
+        // group per tile (gpu/matrix_args.hpp, matrix_tiles_are_one_token_group).
+        std::int64_t most_slots_per_expert = 0;
     };
     family::ShapeKey shape;
     std::shared_ptr<const GpuWeights> weights;

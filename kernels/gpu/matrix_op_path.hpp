@@ -35,12 +35,15 @@ struct MatrixOpPath {
           routed_rows_per_expert(shape_key.token * shape_key.routed_topk() /
                                  std::max<std::int64_t>(shape_key.routed_experts(), 1)),
           staged_activations(stages_activations(chosen, routed_rows_per_expert)),
+          // A top-k routing gives no expert more slots than there are tokens.
+          one_token_group(matrix_tiles_are_one_token_group(dims.tokens)),
           rows(dims.sorted_rows_bound(chosen.block_m)),
           stage1_tiles((rows + chosen.stage1.tile_m - 1) / chosen.stage1.tile_m *
                        (dims.inter / chosen.stage1.tile_n)),
           stage2_tiles((rows + chosen.stage2.tile_m - 1) / chosen.stage2.tile_m *
                        (dims.hidden / chosen.stage2.tile_n)),
-          stage1_workgroups_per_multiprocessor(stage1_occupancy(chosen, staged_activations)),
+          stage1_workgroups_per_multiprocessor(
+              stage1_occupancy(chosen, staged_activations, one_token_group)),
           k_splits(
               stage1_k_splits(chosen, dims, stage1_tiles, stage1_workgroups_per_multiprocessor)),
           sorted(rows, chosen.block_m, dims.experts),
@@ -106,11 +109,11 @@ struct MatrixOpPath {
 
     // How many stage1 workgroups a multiprocessor holds: the kernel that runs, with its
     // activation rings where the warpgroup loop may run.
-    static int stage1_occupancy(const family::Candidate& c, bool staged) {
+    static int stage1_occupancy(const family::Candidate& c, bool staged, bool warpgroup_only) {
         const family::Stage1Config& s1 = c.stage1;
-        return matrix_stage1_workgroups_per_multiprocessor(s1.tile_m, s1.tile_n, s1.tile_k,
-                                                           s1.waves, s1.k_waves, s1.fused_fp8_out,
-                                                           staged, warpgroup_bytes(c, staged));
+        return matrix_stage1_workgroups_per_multiprocessor(
+            s1.tile_m, s1.tile_n, s1.tile_k, s1.waves, s1.k_waves, s1.fused_fp8_out, staged,
+            warpgroup_bytes(c, staged), warpgroup_only);
     }
 
     // Stage1's K split: the candidate's, or one wave of the device (matrix_stage1_k_splits) with
@@ -263,6 +266,12 @@ struct MatrixOpPath {
         s1.split_counters = split_counters.data();
         s1.staged_activations = staged_activations;
         s1.warpgroup_activation_bytes = warpgroup_activation_bytes;
+        // The plan's kernels expect one token group per tile (the occupancy, the K split); this
+        // routing's own count decides (a routing that repeats an expert in a token takes the
+        // warpgroup builds with the mma.sync loops beside it).
+        const bool launch_one_group =
+            one_token_group && matrix_tiles_are_one_token_group(in.most_slots_per_expert);
+        s1.warpgroup_only = launch_one_group;
         s1.shared_tiles_first = stage1_shared_tiles_first;
         launch_matrix_stage1(s1, stage1_tiles, candidate.stage1.tile_k, s);
         mark_stage(events, 3, s);
@@ -291,6 +300,7 @@ struct MatrixOpPath {
         s2.out_bf16 = out.data();
         s2.slot_out = slot_out.data();
         s2.warpgroup_activation_bytes = stage2_warpgroup_bytes(candidate, dims);
+        s2.warpgroup_only = launch_one_group && s2.warpgroup_activation_bytes > 0;
         s2.shared_tiles_first = stage2_shared_tiles_first;
         launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
                              stage2_starts_early, s);
@@ -315,6 +325,7 @@ struct MatrixOpPath {
     bool fused_routing;
     std::int64_t routed_rows_per_expert;  // on average, before padding
     bool staged_activations;              // stage1 (matrix_stage1_stages_activations)
+    bool one_token_group;                 // expected (matrix_tiles_are_one_token_group)
     std::int64_t rows;                    // sorted rows the routing can fill at most
     std::int64_t stage1_tiles;
     std::int64_t stage2_tiles;

@@ -34,6 +34,20 @@ __device__ __forceinline__ std::int64_t entry_token_of(std::int32_t entry) {
     return entry & 0xFFFFFF;
 }
 
+// The small tiles' K loop, one kernel build each (twin builds, not branches: the staged loop
+// beside the plain one cost it 20-50 registers per thread (ptxas -v), a quarter of the resident
+// workgroups; the warpgroup loop beside it 15, 127 -> 142 for the default's kernel, and the op
+// 5-9 % at 16-64 DSV4 tokens, where it is not taken):
+//   plain: the warps' own activation loads (gpu/matrix_gemm.hpp);
+//   staged: the staged activations (gpu/matrix_staged_activations.hpp; 8-warp builds only,
+//     matrix_stage1_stages_activations);
+//   warpgroup: the warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp) for tiles whose real
+//     rows are one token group, the plain loop inside the same kernel for the others;
+//   warpgroup_only: the warpgroup instruction alone, for launches whose tiles' real rows are all
+//     one token group (matrix_tiles_are_one_token_group): without the plain loop beside it the
+//     kernel needs fewer registers and instructions (the default's 128 with a spill -> 120).
+enum class SmallTileLoop { plain, staged, warpgroup, warpgroup_only };
+
 // Where one workgroup's rounds keep what the epilogue needs.
 struct Stage1Tile {
     std::int64_t tile = 0;
@@ -103,9 +117,12 @@ __device__ __forceinline__ void weight_tile_operands(const MatrixStage1Args& arg
 // Rounds run one K loop each: streaming them as stage2 does (accumulate_tiles) was measured
 // and not kept (its ~20 more registers per thread cost a quarter of the resident workgroups;
 // 16-row tiles 2-25 % slower with two rounds, docs/performance.md).
-template <int TG, int P, int kThreads, bool kStaged, bool kWarpgroup>
+template <int TG, int P, int kThreads, SmallTileLoop kLoop>
 __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Stage1Tile& w,
                                          unsigned char* shared_bytes) {
+    constexpr bool kStaged = kLoop == SmallTileLoop::staged;
+    constexpr bool kWarpgroupOnly = kLoop == SmallTileLoop::warpgroup_only;
+    constexpr bool kWarpgroup = kLoop == SmallTileLoop::warpgroup || kWarpgroupOnly;
     constexpr int kStages = matrix_ring_stages(P, kThreads / 32);
     const ShapeView& s = args.shape;
     const int ring_bytes = matrix_ring_bytes_per_warp(P, kThreads / 32);
@@ -148,6 +165,9 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
         static_assert(matrix_stage1_warpgroup_ring_bytes(P, kThreads / 32) ==
                       kStages * P * 2 * static_cast<int>(kWarpgroupBlockBytes));
         warpgroup = w.groups == 1;
+        if constexpr (kWarpgroupOnly) {
+            if (!warpgroup) __trap();  // the launch checked its routing for this
+        }
         const int warpgroup_index = warp / 4;
         b_ring = static_cast<unsigned>(__cvta_generic_to_shared(shared_bytes)) +
                  static_cast<unsigned>(args.warpgroup_activations_offset) +
@@ -163,7 +183,7 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
         weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
-        if (kWarpgroup && warpgroup) {
+        if (kWarpgroupOnly || (kWarpgroup && warpgroup)) {
             float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
             op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
             if (w.fp4) {
@@ -268,8 +288,9 @@ __device__ void stage1_shared_tile_rounds(const MatrixStage1Args& args, const St
 // KW: the large token tiles' k_waves as a template argument (each its own kernel: one
 // workgroup-wide dispatch inside the kernel made the compiler keep 250 registers for all);
 // the small tiles read args.k_waves and are built with KW = 1.
-template <int TG, int P, int kThreads, int KW, bool kStaged, bool kWarpgroup>
+template <int TG, int P, int kThreads, int KW, SmallTileLoop kLoop>
 __device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
+    constexpr bool kStaged = kLoop == SmallTileLoop::staged;
     extern __shared__ __align__(16) unsigned char shared_bytes[];
     const ShapeView& s = args.shape;
     constexpr int kTileM = TG * 8;
@@ -346,7 +367,7 @@ __device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
     if constexpr (kShared) {
         stage1_shared_tile_rounds<TG / KW, TG, P, kThreads>(args, w, shared_bytes);
     } else {
-        stage1_small_tile_rounds<TG, P, kThreads, kStaged, kWarpgroup>(args, w, shared_bytes);
+        stage1_small_tile_rounds<TG, P, kThreads, kLoop>(args, w, shared_bytes);
     }
     if (args.k_splits > 1) {
         // The last workgroup of this tile to finish adds the splits, in split order.
@@ -419,9 +440,9 @@ __device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
     }
 }
 
-template <int TG, int P, int kThreads, int KW, bool kStaged = false>
+template <int TG, int P, int kThreads, int KW, SmallTileLoop kLoop = SmallTileLoop::plain>
 __global__ void __launch_bounds__(kThreads) matrix_stage1_kernel(MatrixStage1Args args) {
-    stage1_workgroup<TG, P, kThreads, KW, kStaged, false>(args);
+    stage1_workgroup<TG, P, kThreads, KW, kLoop>(args);
 }
 
 // The warpgroup builds (small tiles) whose plain twin fits 128 registers a thread are held to
@@ -435,22 +456,13 @@ constexpr int kStage1WarpgroupMinWorkgroups = kThreads == kSmallStage1Threads &&
                                                   ? 2
                                                   : 1;
 
-template <int TG, int P, int kThreads>
+template <int TG, int P, int kThreads, SmallTileLoop kLoop>
 __global__ void __launch_bounds__(kThreads, (kStage1WarpgroupMinWorkgroups<TG, P, kThreads>))
     matrix_stage1_warpgroup_kernel(MatrixStage1Args args) {
-    stage1_workgroup<TG, P, kThreads, 1, false, true>(args);
+    stage1_workgroup<TG, P, kThreads, 1, kLoop>(args);
 }
 
 using Stage1Kernel = void (*)(MatrixStage1Args);
-
-// The small tiles' K loop, one kernel build each: the warps' own activation loads, the staged
-// activations (gpu/matrix_staged_activations.hpp; 8-warp builds only,
-// matrix_stage1_stages_activations) or the warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp,
-// which falls back to the first inside the kernel for tiles of two or more token groups). Twin
-// builds, not branches: the staged loop beside the plain one cost it 20-50 registers per thread
-// (ptxas -v), a quarter of the resident workgroups; the warpgroup loop beside it 15 (127 -> 142
-// for the default's kernel) and the op 5-9 % at 16-64 DSV4 tokens, where it is not taken.
-enum class SmallTileLoop { plain, staged, warpgroup };
 
 template <int TG, int P, int kThreads>
 Stage1Kernel pick_for_k_waves(int k_waves, SmallTileLoop loop) {
@@ -462,11 +474,14 @@ Stage1Kernel pick_for_k_waves(int k_waves, SmallTileLoop loop) {
         }
     } else {
         if (loop == SmallTileLoop::warpgroup) {
-            return &matrix_stage1_warpgroup_kernel<TG, P, kThreads>;
+            return &matrix_stage1_warpgroup_kernel<TG, P, kThreads, SmallTileLoop::warpgroup>;
+        }
+        if (loop == SmallTileLoop::warpgroup_only) {
+            return &matrix_stage1_warpgroup_kernel<TG, P, kThreads, SmallTileLoop::warpgroup_only>;
         }
         if constexpr (kThreads == kSmallStage1Threads) {
             if (loop == SmallTileLoop::staged)
-                return &matrix_stage1_kernel<TG, P, kThreads, 1, true>;
+                return &matrix_stage1_kernel<TG, P, kThreads, 1, SmallTileLoop::staged>;
         }
         return &matrix_stage1_kernel<TG, P, kThreads, 1>;
     }
@@ -500,10 +515,11 @@ Stage1Kernel pick_kernel(int tile_m, int tile_k, int threads, int k_waves, Small
 
 // The kernel, its dynamic shared memory allowed (gpu/dynamic_shared_memory.hpp).
 Stage1Kernel prepared_kernel(int tile_m, int tile_n, int tile_k, int waves, int k_waves, bool fused,
-                             bool staged, bool warpgroup, int& shared_bytes) {
-    const SmallTileLoop loop = warpgroup ? SmallTileLoop::warpgroup
-                               : staged  ? SmallTileLoop::staged
-                                         : SmallTileLoop::plain;
+                             bool staged, bool warpgroup, bool warpgroup_only, int& shared_bytes) {
+    const SmallTileLoop loop = warpgroup && warpgroup_only ? SmallTileLoop::warpgroup_only
+                               : warpgroup                 ? SmallTileLoop::warpgroup
+                               : staged                    ? SmallTileLoop::staged
+                                                           : SmallTileLoop::plain;
     const Stage1Kernel kernel = pick_kernel(tile_m, tile_k, waves * k_waves * 32, k_waves, loop);
     shared_bytes =
         matrix_stage1_shared_bytes(tile_m, tile_n, tile_k, waves, k_waves, fused, staged);
@@ -525,11 +541,12 @@ int matrix_stage1_k_splits(std::int64_t tiles, int workgroups_per_multiprocessor
 
 int matrix_stage1_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k, int waves,
                                                 int k_waves, bool fused, bool staged,
-                                                int warpgroup_activation_bytes) {
+                                                int warpgroup_activation_bytes,
+                                                bool warpgroup_only) {
     int shared_bytes = 0;
     const Stage1Kernel kernel =
         prepared_kernel(tile_m, tile_n, tile_k, waves, k_waves, fused, staged,
-                        warpgroup_activation_bytes > 0, shared_bytes);
+                        warpgroup_activation_bytes > 0, warpgroup_only, shared_bytes);
     if (warpgroup_activation_bytes > 0) {
         shared_bytes =
             matrix_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
@@ -547,9 +564,10 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
     const dim3 grid(static_cast<unsigned>(tiles), static_cast<unsigned>(args.k_splits));
     const int threads = args.waves * args.k_waves * 32;
     int shared_bytes = 0;
-    const Stage1Kernel kernel = prepared_kernel(
-        args.tile_m, args.tile_n, tile_k, args.waves, args.k_waves, args.fused_fp8_out,
-        args.staged_activations, args.warpgroup_activation_bytes > 0, shared_bytes);
+    const Stage1Kernel kernel =
+        prepared_kernel(args.tile_m, args.tile_n, tile_k, args.waves, args.k_waves,
+                        args.fused_fp8_out, args.staged_activations,
+                        args.warpgroup_activation_bytes > 0, args.warpgroup_only, shared_bytes);
     MatrixStage1Args launched = args;
     if (args.warpgroup_activation_bytes > 0) {
         launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);

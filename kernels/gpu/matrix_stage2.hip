@@ -87,7 +87,12 @@ __device__ __forceinline__ void stage2_weight_operands(const MatrixStage2Args& a
 // kStreamTiles: a warp with several rounds streams its tiles as one K loop (accumulate_tiles);
 // off in the persistent kernel and for steps of 4 pairs (which do not divide DSV4's 6), where it
 // cost 10-30 registers per thread and with them half the workgroups a multiprocessor holds.
-template <int TG, int P, bool kStreamTiles>
+// kWarpgroupOnly: the build for launches whose tiles' real rows are all one token group
+// (matrix_tiles_are_one_token_group) and that take the warpgroup stream
+// (matrix_stage2_uses_warpgroup_mma): that loop alone, without the mma.sync loops beside it,
+// needs 72 registers a thread where the kernel took 127 (room for a third workgroup per
+// multiprocessor).
+template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly>
 __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Stage2Tile& w,
                                          unsigned char* shared_bytes, float* reduction) {
     constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
@@ -116,7 +121,7 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
     op.wait_before_reads = true;  // h is stage1's (or the quantization's) output
 
     const int rounds = weight_tiles_here / warps_n;
-    if (kStreamTiles && k_groups == 1 && rounds > 1 && pairs % P == 0) {
+    if (kWarpgroupOnly || (kStreamTiles && k_groups == 1 && rounds > 1 && pairs % P == 0)) {
         // Each warp streams its rounds' tiles, consecutive ones, as one K loop.
         const int first_tile = wn * rounds;
         stage2_weight_operands(args, w, w.column0 / kMmaTileRows + first_tile, op.weights,
@@ -125,7 +130,10 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
             store_columns<TG>(args, acc, 0, w.groups, w.row0,
                               w.column0 + (first_tile + tile) * kMmaTileRows + 2 * (lane >> 2));
         };
-        if (args.warpgroup_activations_offset >= 0 && w.groups == 1) {
+        if constexpr (kWarpgroupOnly) {
+            if (w.groups != 1) __trap();  // the launch checked its routing for this
+        }
+        if (kWarpgroupOnly || (args.warpgroup_activations_offset >= 0 && w.groups == 1)) {
             // The warpgroup instruction (gpu/matrix_warpgroup_gemm.hpp): both warpgroups of
             // the workgroup stream their tiles against one copy of the group's h rows.
             const unsigned b_shared =
@@ -163,43 +171,48 @@ __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Sta
         }
         return;
     }
-    for (int round = 0; round < rounds; ++round) {
-        const int local_tile = round * warps_n + wn;
-        float acc[TG][4];
+    if constexpr (!kWarpgroupOnly) {  // the stream above took every tile of that build
+        for (int round = 0; round < rounds; ++round) {
+            const int local_tile = round * warps_n + wn;
+            float acc[TG][4];
 #pragma unroll
-        for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
-        stage2_weight_operands(args, w, w.column0 / kMmaTileRows + local_tile, op.weights,
-                               op.weight_scales);
-        if (w.fp4) {
-            accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
-        } else {
-            accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
-        }
-        if (k_groups > 1) {
-            if (kg > 0) {
-                float* mine = reduction + ((kg - 1) * warps_n + wn) * 32 * TG * 4;
-#pragma unroll
-                for (int tg = 0; tg < TG; ++tg) {
-#pragma unroll
-                    for (int v = 0; v < 4; ++v) mine[(tg * 4 + v) * 32 + lane] = acc[tg][v];
-                }
+            for (int tg = 0; tg < TG; ++tg)
+                acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
+            stage2_weight_operands(args, w, w.column0 / kMmaTileRows + local_tile, op.weights,
+                                   op.weight_scales);
+            if (w.fp4) {
+                accumulate_range<TG, P, kStages, true>(acc, op, first_pair, end_pair);
+            } else {
+                accumulate_range<TG, P, kStages, false>(acc, op, first_pair, end_pair);
             }
-            __syncthreads();
-            if (kg == 0) {
-                for (int other = 1; other < k_groups; ++other) {
-                    const float* theirs = reduction + ((other - 1) * warps_n + wn) * 32 * TG * 4;
+            if (k_groups > 1) {
+                if (kg > 0) {
+                    float* mine = reduction + ((kg - 1) * warps_n + wn) * 32 * TG * 4;
 #pragma unroll
                     for (int tg = 0; tg < TG; ++tg) {
 #pragma unroll
-                        for (int v = 0; v < 4; ++v) acc[tg][v] += theirs[(tg * 4 + v) * 32 + lane];
+                        for (int v = 0; v < 4; ++v) mine[(tg * 4 + v) * 32 + lane] = acc[tg][v];
                     }
                 }
+                __syncthreads();
+                if (kg == 0) {
+                    for (int other = 1; other < k_groups; ++other) {
+                        const float* theirs =
+                            reduction + ((other - 1) * warps_n + wn) * 32 * TG * 4;
+#pragma unroll
+                        for (int tg = 0; tg < TG; ++tg) {
+#pragma unroll
+                            for (int v = 0; v < 4; ++v)
+                                acc[tg][v] += theirs[(tg * 4 + v) * 32 + lane];
+                        }
+                    }
+                }
+                __syncthreads();
             }
-            __syncthreads();
+            if (kg != 0) continue;
+            store_columns<TG>(args, acc, 0, w.groups, w.row0,
+                              w.column0 + local_tile * kMmaTileRows + 2 * (lane >> 2));
         }
-        if (kg != 0) continue;
-        store_columns<TG>(args, acc, 0, w.groups, w.row0,
-                          w.column0 + local_tile * kMmaTileRows + 2 * (lane >> 2));
     }
 }
 
@@ -250,7 +263,7 @@ __device__ void stage2_shared_tile_rounds(const MatrixStage2Args& args, const St
     }
 }
 
-template <int TG, int P, bool kStreamTiles>
+template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly>
 __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
                                 unsigned char* shared_bytes) {
     const ShapeView& s = args.shape;
@@ -316,7 +329,8 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
             stage2_shared_tile_rounds<TG / 2, TG, P>(args, w, shared_bytes);
         }
     } else {
-        stage2_small_tile_rounds<TG, P, kStreamTiles>(args, w, shared_bytes, reduction);
+        stage2_small_tile_rounds<TG, P, kStreamTiles, kWarpgroupOnly>(args, w, shared_bytes,
+                                                                      reduction);
     }
 }
 
@@ -326,11 +340,11 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
 template <int TG, int P>
 constexpr int kStage2MinWorkgroups = (TG <= 2 && P <= 2) || (TG <= 4 && P == 1) ? 2 : 1;
 
-template <int TG, int P>
+template <int TG, int P, bool kWarpgroupOnly = false>
 __global__ void __launch_bounds__(kThreads, (kStage2MinWorkgroups<TG, P>))
     matrix_stage2_kernel(MatrixStage2Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    run_stage2_tile<TG, P, (P <= 2)>(args, blockIdx.x, shared_bytes);
+    run_stage2_tile<TG, P, (P <= 2), kWarpgroupOnly>(args, blockIdx.x, shared_bytes);
 }
 
 template <int TG, int P>
@@ -345,7 +359,7 @@ __global__ void __launch_bounds__(kThreads) matrix_stage2_persistent_kernel(Matr
         const std::int64_t tile = taken;
         __syncthreads();  // everyone has read `taken` before thread 0 overwrites it
         if (tile >= tiles) return;
-        run_stage2_tile<TG, P, false>(args, tile, shared_bytes);
+        run_stage2_tile<TG, P, false, false>(args, tile, shared_bytes);
         __syncthreads();  // the next tile rewrites the rows in shared memory
     }
 }
@@ -353,7 +367,13 @@ __global__ void __launch_bounds__(kThreads) matrix_stage2_persistent_kernel(Matr
 using Stage2Kernel = void (*)(MatrixStage2Args);
 
 template <int TG>
-Stage2Kernel pick_for_step(bool persistent, int pairs_per_step) {
+Stage2Kernel pick_for_step(bool persistent, int pairs_per_step, bool warpgroup_only) {
+    if constexpr (!matrix_uses_shared_tile(TG * 8)) {
+        if (warpgroup_only && !persistent && pairs_per_step <= 2) {
+            return pairs_per_step == 1 ? &matrix_stage2_kernel<TG, 1, true>
+                                       : &matrix_stage2_kernel<TG, 2, true>;
+        }
+    }
     switch (pairs_per_step) {
         case 1:
             return persistent ? &matrix_stage2_persistent_kernel<TG, 1>
@@ -367,13 +387,13 @@ Stage2Kernel pick_for_step(bool persistent, int pairs_per_step) {
     }
 }
 
-Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step) {
+Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step, bool warpgroup_only) {
     switch (tile_m) {
-        case 8: return pick_for_step<1>(persistent, pairs_per_step);
-        case 16: return pick_for_step<2>(persistent, pairs_per_step);
-        case 32: return pick_for_step<4>(persistent, pairs_per_step);
-        case 64: return pick_for_step<8>(persistent, pairs_per_step);
-        default: return pick_for_step<16>(persistent, pairs_per_step);
+        case 8: return pick_for_step<1>(persistent, pairs_per_step, warpgroup_only);
+        case 16: return pick_for_step<2>(persistent, pairs_per_step, warpgroup_only);
+        case 32: return pick_for_step<4>(persistent, pairs_per_step, warpgroup_only);
+        case 64: return pick_for_step<8>(persistent, pairs_per_step, warpgroup_only);
+        default: return pick_for_step<16>(persistent, pairs_per_step, warpgroup_only);
     }
 }
 
@@ -381,8 +401,8 @@ Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step) {
 
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
                           int workgroups, bool early, hipStream_t stream) {
-    const Stage2Kernel kernel =
-        pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k));
+    const Stage2Kernel kernel = pick_kernel(args.tile_m, args.persistent,
+                                            matrix_pairs_per_step(tile_k), args.warpgroup_only);
     int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
     MatrixStage2Args launched = args;
     if (args.warpgroup_activation_bytes > 0) {
@@ -401,7 +421,7 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
 }
 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
-    const Stage2Kernel kernel = pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k));
+    const Stage2Kernel kernel = pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k), false);
     const int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k);
     allow_dynamic_shared_memory(kernel, shared_bytes);
     int blocks = 0;

@@ -40,10 +40,10 @@ struct Checked {
 // Runs each candidate once on the device and measures its output against the reference.
 // A candidate the device cannot run (a large token tile whose rings pass the shared memory
 // limit) is left out with its reason; at most a quarter of a sample may be.
-std::vector<Checked> check_candidates(const family::ShapeKey& shape,
+std::vector<Checked> check_candidates(const Problem& problem,
                                       const std::vector<family::Candidate>& candidates) {
     bind_test_device();
-    const Problem problem = generate_problem(shape, kSeed);
+    const family::ShapeKey& shape = problem.shape;
     const ReferenceOutput reference = compute_reference(problem);
     const GpuProblem device_problem(problem, 1);
     std::vector<std::uint16_t> out(problem.x_bf16.size());
@@ -66,6 +66,11 @@ std::vector<Checked> check_candidates(const family::ShapeKey& shape,
     EXPECT_GE(checked.size() * 4, candidates.size() * 3)
         << family::shape_key_string(shape) << ": too many sampled candidates unsupported";
     return checked;
+}
+
+std::vector<Checked> check_candidates(const family::ShapeKey& shape,
+                                      const std::vector<family::Candidate>& candidates) {
+    return check_candidates(generate_problem(shape, kSeed), candidates);
 }
 
 void expect_all_pass(const family::ShapeKey& shape, const std::vector<Checked>& checked) {
@@ -194,10 +199,11 @@ TEST(GpuOp, FixedKSplitsMatchTheReference) {
 // group per tile; gpu/matrix_warpgroup_gemm.hpp) in the shapes it takes: one to four K warps,
 // two rounds of weight tiles per warp (the activation rings refilled), two warpgroups per K
 // warp, K steps of 1 and 4 pairs (a last step of fewer pairs), an uneven fixed K split, FP4
-// experts and the FP8 shared expert (one token group up to 8 tokens); at 16 tokens the shared
-// expert's tile holds two token groups and takes the mma.sync loop inside the same kernel.
+// experts and the FP8 shared expert (one token group up to 8 tokens: the warpgroup-only builds
+// of both stages); from 9 tokens the shared expert's tile holds two token groups and takes the
+// mma.sync loop inside the warpgroup builds.
 TEST(GpuOp, WarpgroupLoopVariantsMatchTheReference) {
-    for (const std::int64_t tokens : {1, 8, 16}) {
+    for (const std::int64_t tokens : {1, 8, 9, 16}) {
         const family::ShapeKey shape = family::dsv4_i384_shape(tokens);
         const family::Candidate base = family::default_candidate(shape);
         std::vector<family::Candidate> candidates;
@@ -221,6 +227,37 @@ TEST(GpuOp, WarpgroupLoopVariantsMatchTheReference) {
         EXPECT_EQ(checked.size(), candidates.size());
         expect_all_pass(shape, checked);
     }
+}
+
+// Up to 8 tokens both stages run their warpgroup-only builds, which take one token group per
+// tile (an expert gets at most one row per token). A routing that repeats an expert in every
+// token gives it 16 rows, a tile of two groups: the launch sees it in the routing's count and
+// takes the warpgroup builds with their mma.sync loops (the warpgroup-only ones would trap).
+TEST(GpuOp, ARoutingThatRepeatsAnExpertTakesTheBuildsForTwoTokenGroups) {
+    constexpr std::int64_t kTokens = 8;
+    const family::ShapeKey shape = family::dsv4_i384_shape(kTokens);
+    ASSERT_TRUE(gpu::matrix_tiles_are_one_token_group(kTokens));
+    Problem problem = generate_problem(shape, kSeed);
+    constexpr std::int32_t kTwiceRouted = 0;
+    for (std::int64_t token = 0; token < kTokens; ++token) {
+        for (std::int64_t slot = 0; slot < 2; ++slot) {
+            problem.topk_ids[static_cast<std::size_t>(token * shape.topk + slot)] = kTwiceRouted;
+        }
+    }
+    const family::Candidate base = family::default_candidate(shape);
+    std::vector<family::Candidate> candidates;
+    for (const auto& [tile_n, tile_k, waves, k_waves] :
+         {std::tuple{32, 128, 4, 1}, std::tuple{64, 64, 8, 1}, std::tuple{128, 128, 8, 2}}) {
+        family::Candidate c = base;
+        c.stage1.tile_n = tile_n;
+        c.stage1.tile_k = tile_k;
+        c.stage1.waves = waves;
+        c.stage1.k_waves = k_waves;
+        candidates.push_back(c);
+    }
+    const std::vector<Checked> checked = check_candidates(problem, candidates);
+    EXPECT_EQ(checked.size(), candidates.size());
+    expect_all_pass(shape, checked);
 }
 
 // The launch order that puts the shared expert's tiles first is a permutation of the tiles the
