@@ -59,6 +59,7 @@ struct Stage1Tile {
     const int* rows = nullptr;  // shared memory: each tile row's activation row
     float* staging = nullptr;   // shared memory: the h tile (fused)
     int groups = 0;             // token groups holding a real row
+    int real_rows = 0;          // rows holding a real token (they come first)
 };
 
 // Stores groups [first_group, first_group + G) of one weight tile's sums (h column
@@ -183,7 +184,22 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
         weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
-        if (kWarpgroupOnly || (kWarpgroup && warpgroup)) {
+        if (kWarpgroupOnly && w.real_rows == 1) {
+            // One real row (every routed tile at 1-4 DSV4 tokens): the loop that skips the
+            // padding columns' scales and products (warpgroup_step's kOneRow). Beside the
+            // general loop only in this build: in the one with the mma.sync loop it spilled.
+            float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
+            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
+            if (w.fp4) {
+                accumulate_pairs_warpgroup<P, kStages, true, true>(one, op, first_pair, end_pair,
+                                                                   b_ring, warpgroup_barrier);
+            } else {
+                accumulate_pairs_warpgroup<P, kStages, false, true>(one, op, first_pair, end_pair,
+                                                                    b_ring, warpgroup_barrier);
+            }
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];
+        } else if (kWarpgroupOnly || (kWarpgroup && warpgroup)) {
             float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
             op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
             if (w.fp4) {
@@ -361,6 +377,7 @@ __device__ __forceinline__ void stage1_workgroup(MatrixStage1Args args) {
     w.rows = rows;
     w.staging = staging;
     w.groups = (real_rows + 7) / 8;
+    w.real_rows = real_rows;
 
     const int warp = static_cast<int>(threadIdx.x) >> 5;
     const int lane = static_cast<int>(threadIdx.x) & 31;

@@ -228,7 +228,7 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
 // threads. Every warp of the warpgroup calls it with the same range (the barriers count on it).
 // `acc` is zero on entry; op.weight_factor is the weights' code factor (kFp4AsE4m3Factor for FP4, 1
 // for FP8).
-template <int P, int kStages, bool kFp4>
+template <int P, int kStages, bool kFp4, bool kOneRow = false>
 __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
                                                            const WarpTileOperands& op,
                                                            std::int64_t first, std::int64_t end,
@@ -300,21 +300,21 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
     for (; step + kStages - 1 < full_steps; ++step) {
         step_ready();
         issue_full();
-        warpgroup_step<P, kStages, kFp4, true, false>(acc, c, op, slot, P,
-                                                      b_low + slot * kSlotUnits);
+        warpgroup_step<P, kStages, kFp4, true, kOneRow>(acc, c, op, slot, P,
+                                                        b_low + slot * kSlotUnits);
         slot = slot + 1 == kStages ? 0 : slot + 1;
     }
     for (; step < full_steps; ++step) {
         step_ready();
         issue(step + kStages - 1);
-        warpgroup_step<P, kStages, kFp4, true, false>(acc, c, op, slot, P,
-                                                      b_low + slot * kSlotUnits);
+        warpgroup_step<P, kStages, kFp4, true, kOneRow>(acc, c, op, slot, P,
+                                                        b_low + slot * kSlotUnits);
         slot = slot + 1 == kStages ? 0 : slot + 1;
     }
     if (rest > 0) {
         step_ready();
-        warpgroup_step<P, kStages, kFp4, false, false>(acc, c, op, slot, rest,
-                                                       b_low + slot * kSlotUnits);
+        warpgroup_step<P, kStages, kFp4, false, kOneRow>(acc, c, op, slot, rest,
+                                                         b_low + slot * kSlotUnits);
     }
     wait_copies<0>();  // no copy may still be landing when the rings are reused
     apply_weight_factor<1>(acc, op.weight_factor);
