@@ -28,11 +28,14 @@ namespace {
 // workgroup (gpu backend), and the large tiles only from 64 rows (DSV4: 4096 tokens): at 2048
 // the small tiles with one K warp ran 2538 us against the large tiles' 2748 (H200, 2026-12-03;
 // at 4096 the large tiles 4538 against 4719). On wide models the small tiles take 32 columns
-// and one K warp at every token count, and a fixed K split of 4 from 24 to 48 routed slots
-// (DSV4: 4-8 tokens), where the derived split leaves the device short of work (H200,
-// 2026-12-03 13:31 UTC, six stage1 tiles x five K splits, two runs each: the fastest of the 29
-// at 1, 2, 16 and 64 tokens, 2.4 % off at 4 and 1.3 % at 8; the 64-column, two-K-warp choice
-// before it was 3-17 % off at 1-64 tokens).
+// and one K warp at every token count, and a fixed K split of 2 from 42 to 48 routed slots
+// (DSV4: 7-8 tokens), where the derived split leaves the device short of work. Re-fit on
+// the warpgroup-only builds (H200, 2026-12-04 10:14 UTC, splits derived / 2 / 4 of the 32- and
+// 64-column tiles at 2-8 tokens, three runs each): the derived split is 1.8 % off the fastest
+// at 4 tokens, 2.6 % at 5 and the fastest at 6, where the fixed 4 before it was 6.4 %, 1.1 % and
+// 8.3 % off; at 8 tokens the split of 2 is the fastest (91.7 us against the fixed 4's 96.5 and
+// the derived 100.3). Before: the fixed 4 from 24 slots (H200, 2026-12-03 13:31 UTC; the 64-
+// column, two-K-warp choice before it was 3-17 % off at 1-64 tokens).
 constexpr std::array<int, 4> kStage1TileNPreference{64, 32, 128, 256};
 constexpr std::array<int, 4> kWideSmallTileStage1TileNPreference{32, 64, 128, 256};
 constexpr std::array<int, 3> kStage1TileKPreference{128, 256, 64};
@@ -45,8 +48,8 @@ constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
 constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
 constexpr std::int64_t kWideBusyFromRoutedRows = 24;  // token x routed top-k
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
-constexpr int kWideSmallTileKSplits = 4;
-constexpr std::int64_t kKSplitFromRoutedSlots = 24;  // token x routed top-k
+constexpr int kWideSmallTileKSplits = 2;
+constexpr std::int64_t kKSplitFromRoutedSlots = 42;  // token x routed top-k
 constexpr std::int64_t kKSplitToRoutedSlots = 48;
 constexpr std::array<int, 3> kStage2TileKPreference{128, 64, 256};
 constexpr int kDefaultWaves = 4;

@@ -54,11 +54,12 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     // Wide models, small token tiles: 32 columns, one K warp, stage2 256-column tiles.
     EXPECT_EQ(small.stage1, (Stage1Config{16, 32, 128, 4, 1, GateMode::interleave, true}));
     EXPECT_EQ(small.stage2, (Stage2Config{16, 256, 128, Stage2Mode::atomic, false}));
-    // A fixed K split of 4 from 24 to 48 routed slots (DSV4: 4-8 tokens), else the derived.
+    // A fixed K split of 2 from 42 to 48 routed slots (DSV4: 7-8 tokens), else the derived.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(2)).stage1.k_splits, 0);
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(3)).stage1.k_splits, 0);  // 18 slots
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage1.k_splits, 4);
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage1.k_splits, 4);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage1.k_splits, 0);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(6)).stage1.k_splits, 0);  // 36 slots
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(7)).stage1.k_splits, 2);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage1.k_splits, 2);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(9)).stage1.k_splits, 0);  // 54 slots
     EXPECT_EQ(default_candidate(dsv4_i384_shape(16)).stage1.k_splits, 0);
     // From 24 routed rows (token x routed top-k; DSV4: 4 tokens) 1024-column stage2 tiles.
@@ -73,9 +74,9 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     EXPECT_EQ(general.stage1.k_waves, 1);
     EXPECT_EQ(general.stage1.k_splits, 0);
     EXPECT_EQ(general.stage2.tile_n, 128);
-    ShapeKey narrow_four = dsv4_i384_shape(4);
-    narrow_four.model_dim = 2048;
-    EXPECT_EQ(default_candidate(narrow_four).stage1.k_splits, 0);
+    ShapeKey narrow_eight = dsv4_i384_shape(8);
+    narrow_eight.model_dim = 2048;
+    EXPECT_EQ(default_candidate(narrow_eight).stage1.k_splits, 0);
     // Half the average routed group: 2048 x 6 / 384 = 32 rows -> 16; from 64 rows (4096
     // tokens) at least the large tiles' 64, with 64-wide K steps; 8192 tokens: 128 -> 64.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).block_m, 16);
