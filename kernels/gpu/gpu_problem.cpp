@@ -66,6 +66,7 @@ std::vector<std::int32_t> relabelled_routing(const Problem& p, std::size_t set) 
     return ids;
 }
 
+// The most slots `ids` give one expert (validate_problem has checked every id's range).
 std::int64_t most_slots_per_expert(const std::vector<std::int32_t>& ids, std::int64_t experts) {
     std::vector<std::int64_t> slots(static_cast<std::size_t>(experts), 0);
     std::int64_t most = 0;

@@ -186,7 +186,8 @@ inline bool matrix_stage1_uses_warpgroup_mma(int tile_m, int waves, bool staged)
 // its routing's own count (a routing may repeat an expert in a token). Then both stages launch
 // their warpgroup-only builds where they take the warpgroup loop: without the mma.sync loops
 // beside it they need fewer registers and instructions (stage2 72 a thread where it took 127;
-// the op 1-5 % faster at 1-8 DSV4 tokens, H200 2026-12-04). A tile of two groups there traps.
+// the op 3-4 % faster at 1-4 DSV4 tokens, 8 % at 8, H200 2026-12-04). A tile of two groups
+// there traps.
 inline bool matrix_tiles_are_one_token_group(std::int64_t most_slots_per_expert) {
     return most_slots_per_expert <= kMmaTokens;
 }

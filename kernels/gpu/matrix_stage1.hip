@@ -45,7 +45,8 @@ __device__ __forceinline__ std::int64_t entry_token_of(std::int32_t entry) {
 //     rows are one token group, the plain loop inside the same kernel for the others;
 //   warpgroup_only: the warpgroup instruction alone, for launches whose tiles' real rows are all
 //     one token group (matrix_tiles_are_one_token_group): without the plain loop beside it the
-//     kernel needs fewer registers and instructions (the default's 128 with a spill -> 120).
+//     kernel needs fewer registers and instructions (the default's 128 with a spill -> 123,
+//     with the one-row loop beside the general one).
 enum class SmallTileLoop { plain, staged, warpgroup, warpgroup_only };
 
 // Where one workgroup's rounds keep what the epilogue needs.

@@ -141,8 +141,9 @@ __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
 // decode sizes); the other columns' sums are padding nobody reads, so the lane leaves them at
 // zero and skips their scales and products: 2 of each block's 4 scale products and FMAs, and one
 // of the pair's two scale loads. Stage2 takes it (2-5 % faster at 1-64 DSV4 tokens, H200
-// 2026-12-04); in stage1 its second loop made the kernel spill and run up to 2 % slower from 8
-// tokens on (faster at 1-2), so stage1 keeps the one loop (docs/performance.md).
+// 2026-12-04); stage1 only in its warpgroup-only build (1-2 % at 1-4 tokens): beside the
+// mma.sync loop its second loop made the kernel spill and run up to 2 % slower from 8 tokens on
+// (docs/performance.md).
 template <int P, int kStages, bool kFp4, bool kFull, bool kOneRow>
 __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
                                                LaneCursors<1, P, kStages, kFp4>& c,
@@ -227,7 +228,7 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
 // memory does not grow with its share of K), named barrier `barrier` for the warpgroup's 128
 // threads. Every warp of the warpgroup calls it with the same range (the barriers count on it).
 // `acc` is zero on entry; op.weight_factor is the weights' code factor (kFp4AsE4m3Factor for FP4, 1
-// for FP8).
+// for FP8). kOneRow: warpgroup_step's (the token group holds one real row).
 template <int P, int kStages, bool kFp4, bool kOneRow = false>
 __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
                                                            const WarpTileOperands& op,
