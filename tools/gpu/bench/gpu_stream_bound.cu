@@ -29,28 +29,38 @@ __global__ void routing_stand_in(unsigned* sink) {
     if (threadIdx.x == 0) sink[1] += 1;
 }
 
-// Each thread keeps kInFlight 16-byte loads outstanding (streaming, not kept in L1/L2) and
-// folds them into one word, stored only on an impossible value so the loads stay.
-constexpr int kInFlight = 4;
-constexpr int kThreads = 256;
-constexpr int kBlocksPerMultiprocessor = 8;
-
-__global__ void __launch_bounds__(kThreads)
-    read_bytes(const uint4* __restrict__ source, std::size_t chunks, unsigned* sink) {
+// The thread's 16-byte chunks first, first + stride, ... below end, kInFlight loads
+// outstanding (streaming, not kept in L1/L2), folded into one word that the kernels store only
+// on an impossible value so the loads stay.
+template <int kInFlight>
+__device__ unsigned fold_chunks(const uint4* __restrict__ source, std::size_t first,
+                                std::size_t end, std::size_t stride) {
     unsigned folded = 0;
-    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x;
-    for (; i + (kInFlight - 1) * stride < chunks; i += kInFlight * stride) {
+    std::size_t i = first;
+    for (; i + (kInFlight - 1) * stride < end; i += kInFlight * stride) {
         uint4 v[kInFlight];
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) v[u] = __ldcs(source + i + u * stride);
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) folded ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
     }
-    for (; i < chunks; i += stride) {
+    for (; i < end; i += stride) {
         const uint4 v = __ldcs(source + i);
         folded ^= v.x ^ v.y ^ v.z ^ v.w;
     }
+    return folded;
+}
+
+// The chained kernels: grid-stride, four loads in flight per thread.
+constexpr int kInFlight = 4;
+constexpr int kThreads = 256;
+constexpr int kBlocksPerMultiprocessor = 8;
+
+__global__ void __launch_bounds__(kThreads)
+    read_bytes(const uint4* __restrict__ source, std::size_t chunks, unsigned* sink) {
+    const unsigned folded = fold_chunks<kInFlight>(
+        source, static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x, chunks,
+        static_cast<std::size_t>(gridDim.x) * blockDim.x);
     if (folded == 0x12345678u) sink[0] = folded;
 }
 
@@ -66,23 +76,10 @@ constexpr int kOneLaunchThreads = 1024;
 __device__ std::size_t smaller(std::size_t a, std::size_t b) { return a < b ? a : b; }
 constexpr int kOneLaunchInFlight = 8;
 
+// The workgroup's chunks [begin, end), block-stride.
 __device__ unsigned fold_range(const uint4* __restrict__ source, std::size_t begin,
                                std::size_t end) {
-    unsigned folded = 0;
-    const std::size_t stride = blockDim.x;
-    std::size_t i = begin + threadIdx.x;
-    for (; i + (kOneLaunchInFlight - 1) * stride < end; i += kOneLaunchInFlight * stride) {
-        uint4 v[kOneLaunchInFlight];
-#pragma unroll
-        for (int u = 0; u < kOneLaunchInFlight; ++u) v[u] = __ldcs(source + i + u * stride);
-#pragma unroll
-        for (int u = 0; u < kOneLaunchInFlight; ++u) folded ^= v[u].x ^ v[u].y ^ v[u].z ^ v[u].w;
-    }
-    for (; i < end; i += stride) {
-        const uint4 v = __ldcs(source + i);
-        folded ^= v.x ^ v.y ^ v.z ^ v.w;
-    }
-    return folded;
+    return fold_chunks<kOneLaunchInFlight>(source, begin + threadIdx.x, end, blockDim.x);
 }
 
 __global__ void __launch_bounds__(kOneLaunchThreads)
