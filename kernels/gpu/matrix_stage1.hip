@@ -10,6 +10,7 @@
 #if defined(FHMOE_GPU_VENDOR_NVIDIA)
 
 #include <algorithm>
+#include <type_traits>
 
 #include "common/bf16.hpp"
 #include "common/mx_block.hpp"
@@ -185,33 +186,28 @@ __device__ void stage1_small_tile_rounds(const MatrixStage1Args& args, const Sta
 #pragma unroll
         for (int tg = 0; tg < TG; ++tg) acc[tg][0] = acc[tg][1] = acc[tg][2] = acc[tg][3] = 0.0f;
         weight_tile_operands(args, w, w.column0 / 8 + local_tile, op.weights, op.weight_scales);
+        // The warpgroup loop into the first token group's sums; kOneRow as warpgroup_step's.
+        auto warpgroup_loop = [&](auto one_row) {
+            constexpr bool kOneRow = decltype(one_row)::value;
+            float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
+            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
+            if (w.fp4) {
+                accumulate_pairs_warpgroup<P, kStages, true, kOneRow>(one, op, first_pair, end_pair,
+                                                                      b_ring, warpgroup_barrier);
+            } else {
+                accumulate_pairs_warpgroup<P, kStages, false, kOneRow>(
+                    one, op, first_pair, end_pair, b_ring, warpgroup_barrier);
+            }
+#pragma unroll
+            for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];
+        };
         if (kWarpgroupOnly && w.real_rows == 1) {
             // One real row (every routed tile at 1-4 DSV4 tokens): the loop that skips the
-            // padding columns' scales and products (warpgroup_step's kOneRow). Beside the
-            // general loop only in this build: in the one with the mma.sync loop it spilled.
-            float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
-            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
-            if (w.fp4) {
-                accumulate_pairs_warpgroup<P, kStages, true, true>(one, op, first_pair, end_pair,
-                                                                   b_ring, warpgroup_barrier);
-            } else {
-                accumulate_pairs_warpgroup<P, kStages, false, true>(one, op, first_pair, end_pair,
-                                                                    b_ring, warpgroup_barrier);
-            }
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];
+            // padding columns' scales and products. Beside the general loop only in this
+            // build: in the one with the mma.sync loop it spilled.
+            warpgroup_loop(std::true_type{});
         } else if (kWarpgroupOnly || (kWarpgroup && warpgroup)) {
-            float one[1][4] = {{0.0f, 0.0f, 0.0f, 0.0f}};
-            op.weight_factor = w.fp4 ? kFp4AsE4m3Factor : 1.0f;
-            if (w.fp4) {
-                accumulate_pairs_warpgroup<P, kStages, true>(one, op, first_pair, end_pair, b_ring,
-                                                             warpgroup_barrier);
-            } else {
-                accumulate_pairs_warpgroup<P, kStages, false>(one, op, first_pair, end_pair, b_ring,
-                                                              warpgroup_barrier);
-            }
-#pragma unroll
-            for (int v = 0; v < 4; ++v) acc[0][v] = one[0][v];
+            warpgroup_loop(std::false_type{});
         } else if constexpr (kStaged) {
             if (w.fp4) {
                 accumulate_pairs_staged<TG, P, kStages, true>(acc, op, first_pair, end_pair);
