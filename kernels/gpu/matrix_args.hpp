@@ -98,6 +98,7 @@ struct MatrixStage2Args {
     int warpgroup_activation_bytes = 0;
     int warpgroup_activations_offset = -1;
     bool warpgroup_only = false;  // as MatrixStage1Args's
+    bool shallow_ring = false;    // matrix_stage2_takes_shallow_ring
     // As MatrixStage1Args's (not in the persistent kernel, which takes tiles in index order).
     std::int64_t shared_tiles_first = 0;
 };
@@ -133,8 +134,21 @@ inline int matrix_pairs_per_step(int tile_k) { return tile_k / 64; }
 FHMOE_HOST_DEVICE inline constexpr int matrix_ring_stages(int pairs_per_step, int warps) {
     return warps > 8 ? 2 : pairs_per_step >= 4 ? 3 : 4;
 }
+FHMOE_HOST_DEVICE inline constexpr int matrix_ring_bytes(int stages, int pairs_per_step) {
+    return stages * pairs_per_step * 32 * (2 * 16 + 4);
+}
 FHMOE_HOST_DEVICE inline constexpr int matrix_ring_bytes_per_warp(int pairs_per_step, int warps) {
-    return matrix_ring_stages(pairs_per_step, warps) * pairs_per_step * 32 * (2 * 16 + 4);
+    return matrix_ring_bytes(matrix_ring_stages(pairs_per_step, warps), pairs_per_step);
+}
+// Stage2's small tiles take a ring of 3 steps (the shallow ring) where that makes their launch
+// one wave and the ring of matrix_ring_stages does not (matrix_stage2_takes_shallow_ring): with
+// 4 steps two 8-warp workgroups fit a multiprocessor's shared memory, with 3 three (H200,
+// 2026-12-04: 4 DSV4 tokens 55.0 -> 51.1 us with 512-column tiles, 2 tokens 37.6 -> 33.4 with
+// 256; where 4 steps already run as one wave, 3 were up to 8 % slower).
+inline constexpr int kMatrixStage2ShallowRingStages = 3;
+FHMOE_HOST_DEVICE inline constexpr int matrix_stage2_ring_stages(int pairs_per_step, bool shallow) {
+    return shallow ? kMatrixStage2ShallowRingStages
+                   : matrix_ring_stages(pairs_per_step, kMatrixStage2Warps);
 }
 
 // The shared-activation kernel's rings: the same depth for every warp's weights and the
@@ -253,7 +267,8 @@ inline int matrix_stage1_shared_bytes(int tile_m, int tile_n, int tile_k, int wa
     return (rings > reduction ? rings : reduction) + rows + staging + 16;
 }
 
-inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
+// `shallow`: with the shallow ring (small tiles); without, the bytes bound both.
+inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k, bool shallow = false) {
     const int tiles = tile_n / 16;
     const int warps_n = tiles < kMatrixStage2Warps ? tiles : kMatrixStage2Warps;
     const int k_groups = kMatrixStage2Warps / warps_n;
@@ -264,9 +279,9 @@ inline int matrix_stage2_shared_bytes(int tile_m, int tile_n, int tile_k) {
                matrix_shared_activation_ring_bytes(step, tile_m, kMatrixStage2Warps) + tile_m * 4 +
                16;
     }
-    return kMatrixStage2Warps *
-               matrix_ring_bytes_per_warp(matrix_pairs_per_step(tile_k), kMatrixStage2Warps) +
-           tile_m * 4 + (k_groups - 1) * warps_n * 32 * (tile_m / 8) * 4 * 4 + 16;
+    const int stages = matrix_stage2_ring_stages(step, shallow);
+    return kMatrixStage2Warps * matrix_ring_bytes(stages, step) + tile_m * 4 +
+           (k_groups - 1) * warps_n * 32 * (tile_m / 8) * 4 * 4 + 16;
 }
 
 // How many workgroups split stage1's K (see the header comment): as many as keep the batch's
@@ -288,6 +303,12 @@ void launch_matrix_stage1(const MatrixStage1Args& args, std::int64_t tiles, int 
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
                           int workgroups, bool early, hipStream_t stream);
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k);
+// Whether a launch of `tiles` workgroups takes the shallow ring: it runs as one wave with it and
+// not without (small tiles of at most 2 pairs a step, not persistent), in the build it expects
+// (`warpgroup_only`, with `warpgroup_activation_bytes` of shared memory for the activations).
+bool matrix_stage2_takes_shallow_ring(int tile_m, int tile_n, int tile_k, bool persistent,
+                                      bool warpgroup_only, int warpgroup_activation_bytes,
+                                      std::int64_t tiles, int multiprocessors);
 
 // Fused decode routing (one launch): workgroup 0 sorts the routing like launch_moe_sorting
 // (each expert's slots in token order, padded to block_m), the others quantize x into the

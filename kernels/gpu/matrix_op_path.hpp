@@ -70,7 +70,12 @@ struct MatrixOpPath {
                                                         stage1_workgroups_per_multiprocessor)),
           stage2_shared_tiles_first(
               stage2_shared_first(chosen, dims, routed_rows_per_expert, stage2_tiles)),
-          stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)) {
+          stage2_starts_early(matrix_stage2_starts_early(routed_rows_per_expert)),
+          stage2_shallow_ring(matrix_stage2_takes_shallow_ring(
+              chosen.stage2.tile_m, chosen.stage2.tile_n, chosen.stage2.tile_k,
+              chosen.stage2.persistent, one_token_group && stage2_warpgroup_bytes(chosen, dims) > 0,
+              stage2_warpgroup_bytes(chosen, dims), stage2_tiles,
+              bound_gpu_device().multiprocessors)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
         FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
@@ -302,6 +307,7 @@ struct MatrixOpPath {
         s2.warpgroup_activation_bytes = stage2_warpgroup_bytes(candidate, dims);
         s2.warpgroup_only = launch_one_group && s2.warpgroup_activation_bytes > 0;
         s2.shared_tiles_first = stage2_shared_tiles_first;
+        s2.shallow_ring = stage2_shallow_ring;
         launch_matrix_stage2(s2, stage2_tiles, candidate.stage2.tile_k, persistent_workgroups,
                              stage2_starts_early, s);
         mark_stage(events, 5, s);
@@ -349,6 +355,7 @@ struct MatrixOpPath {
     std::int64_t stage1_shared_tiles_first;      // stage1_shared_first
     std::int64_t stage2_shared_tiles_first;      // stage2_shared_first
     bool stage2_starts_early;                    // matrix_stage2_starts_early
+    bool stage2_shallow_ring;                    // matrix_stage2_takes_shallow_ring
 };
 
 }  // namespace fhmoe::kernels::gpu

@@ -92,11 +92,12 @@ __device__ __forceinline__ void stage2_weight_operands(const MatrixStage2Args& a
 // (matrix_stage2_uses_warpgroup_mma): that loop alone, without the mma.sync loops beside it,
 // needs 72 registers a thread where the kernel took 127 (room for a third workgroup per
 // multiprocessor).
-template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly>
+// kShallow: the shallow ring (matrix_stage2_takes_shallow_ring).
+template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly, bool kShallow>
 __device__ void stage2_small_tile_rounds(const MatrixStage2Args& args, const Stage2Tile& w,
                                          unsigned char* shared_bytes, float* reduction) {
-    constexpr int kStages = matrix_ring_stages(P, kMatrixStage2Warps);
-    const int ring_bytes = matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
+    constexpr int kStages = matrix_stage2_ring_stages(P, kShallow);
+    constexpr int ring_bytes = matrix_ring_bytes(kStages, P);
     const ShapeView& s = args.shape;
     const int weight_tiles_here = args.tile_n / kMmaTileRows;
     const int warps_n =
@@ -263,7 +264,7 @@ __device__ void stage2_shared_tile_rounds(const MatrixStage2Args& args, const St
     }
 }
 
-template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly>
+template <int TG, int P, bool kStreamTiles, bool kWarpgroupOnly, bool kShallow>
 __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
                                 unsigned char* shared_bytes) {
     const ShapeView& s = args.shape;
@@ -301,7 +302,7 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
         kShared
             ? kMatrixStage2Warps * matrix_shared_weight_ring_bytes(P, kTileM, kMatrixStage2Warps) +
                   matrix_shared_activation_ring_bytes(P, kTileM, kMatrixStage2Warps)
-            : kMatrixStage2Warps * matrix_ring_bytes_per_warp(P, kMatrixStage2Warps);
+            : kMatrixStage2Warps * matrix_ring_bytes(matrix_stage2_ring_stages(P, kShallow), P);
     int* rows = reinterpret_cast<int*>(shared_bytes + front_bytes);
     float* reduction = reinterpret_cast<float*>(shared_bytes + front_bytes + kTileM * 4);
     int& real_rows =
@@ -329,8 +330,8 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
             stage2_shared_tile_rounds<TG / 2, TG, P>(args, w, shared_bytes);
         }
     } else {
-        stage2_small_tile_rounds<TG, P, kStreamTiles, kWarpgroupOnly>(args, w, shared_bytes,
-                                                                      reduction);
+        stage2_small_tile_rounds<TG, P, kStreamTiles, kWarpgroupOnly, kShallow>(
+            args, w, shared_bytes, reduction);
     }
 }
 
@@ -340,11 +341,11 @@ __device__ void run_stage2_tile(const MatrixStage2Args& args, std::int64_t tile,
 template <int TG, int P>
 constexpr int kStage2MinWorkgroups = (TG <= 2 && P <= 2) || (TG <= 4 && P == 1) ? 2 : 1;
 
-template <int TG, int P, bool kWarpgroupOnly = false>
+template <int TG, int P, bool kWarpgroupOnly, bool kShallow>
 __global__ void __launch_bounds__(kThreads, (kStage2MinWorkgroups<TG, P>))
     matrix_stage2_kernel(MatrixStage2Args args) {
     extern __shared__ __align__(16) unsigned char shared_bytes[];
-    run_stage2_tile<TG, P, (P <= 2), kWarpgroupOnly>(args, blockIdx.x, shared_bytes);
+    run_stage2_tile<TG, P, (P <= 2), kWarpgroupOnly, kShallow>(args, blockIdx.x, shared_bytes);
 }
 
 template <int TG, int P>
@@ -359,51 +360,69 @@ __global__ void __launch_bounds__(kThreads) matrix_stage2_persistent_kernel(Matr
         const std::int64_t tile = taken;
         __syncthreads();  // everyone has read `taken` before thread 0 overwrites it
         if (tile >= tiles) return;
-        run_stage2_tile<TG, P, false, false>(args, tile, shared_bytes);
+        run_stage2_tile<TG, P, false, false, false>(args, tile, shared_bytes);
         __syncthreads();  // the next tile rewrites the rows in shared memory
     }
 }
 
 using Stage2Kernel = void (*)(MatrixStage2Args);
 
-template <int TG>
-Stage2Kernel pick_for_step(bool persistent, int pairs_per_step, bool warpgroup_only) {
+// The kernel for one step size, ring depth (kShallow: not persistent) and build.
+template <int TG, int P, bool kShallow>
+Stage2Kernel pick_for_ring(bool persistent, bool warpgroup_only) {
+    if (!kShallow && persistent) return &matrix_stage2_persistent_kernel<TG, P>;
     if constexpr (!matrix_uses_shared_tile(TG * 8)) {
-        if (warpgroup_only && !persistent && pairs_per_step <= 2) {
-            return pairs_per_step == 1 ? &matrix_stage2_kernel<TG, 1, true>
-                                       : &matrix_stage2_kernel<TG, 2, true>;
+        if (warpgroup_only) return &matrix_stage2_kernel<TG, P, true, kShallow>;
+    }
+    return &matrix_stage2_kernel<TG, P, false, kShallow>;
+}
+
+template <int TG>
+Stage2Kernel pick_for_step(bool persistent, int pairs_per_step, bool warpgroup_only, bool shallow) {
+    if constexpr (!matrix_uses_shared_tile(TG * 8)) {
+        // Shallow rings for the small tiles only (the large tiles' rings are their own).
+        if (shallow && !persistent && pairs_per_step <= 2) {
+            return pairs_per_step == 1 ? pick_for_ring<TG, 1, true>(false, warpgroup_only)
+                                       : pick_for_ring<TG, 2, true>(false, warpgroup_only);
         }
     }
     switch (pairs_per_step) {
-        case 1:
-            return persistent ? &matrix_stage2_persistent_kernel<TG, 1>
-                              : &matrix_stage2_kernel<TG, 1>;
-        case 2:
-            return persistent ? &matrix_stage2_persistent_kernel<TG, 2>
-                              : &matrix_stage2_kernel<TG, 2>;
-        default:
-            return persistent ? &matrix_stage2_persistent_kernel<TG, 4>
-                              : &matrix_stage2_kernel<TG, 4>;
+        case 1: return pick_for_ring<TG, 1, false>(persistent, warpgroup_only && !persistent);
+        case 2: return pick_for_ring<TG, 2, false>(persistent, warpgroup_only && !persistent);
+        default: return pick_for_ring<TG, 4, false>(persistent, false);
     }
 }
 
-Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step, bool warpgroup_only) {
+Stage2Kernel pick_kernel(int tile_m, bool persistent, int pairs_per_step, bool warpgroup_only,
+                         bool shallow) {
     switch (tile_m) {
-        case 8: return pick_for_step<1>(persistent, pairs_per_step, warpgroup_only);
-        case 16: return pick_for_step<2>(persistent, pairs_per_step, warpgroup_only);
-        case 32: return pick_for_step<4>(persistent, pairs_per_step, warpgroup_only);
-        case 64: return pick_for_step<8>(persistent, pairs_per_step, warpgroup_only);
-        default: return pick_for_step<16>(persistent, pairs_per_step, warpgroup_only);
+        case 8: return pick_for_step<1>(persistent, pairs_per_step, warpgroup_only, shallow);
+        case 16: return pick_for_step<2>(persistent, pairs_per_step, warpgroup_only, shallow);
+        case 32: return pick_for_step<4>(persistent, pairs_per_step, warpgroup_only, shallow);
+        case 64: return pick_for_step<8>(persistent, pairs_per_step, warpgroup_only, shallow);
+        default: return pick_for_step<16>(persistent, pairs_per_step, warpgroup_only, shallow);
     }
+}
+
+// Workgroups of the kernel a multiprocessor holds, its dynamic shared memory allowed.
+int workgroups_per_multiprocessor(Stage2Kernel kernel, int shared_bytes) {
+    allow_dynamic_shared_memory(kernel, shared_bytes);
+    int blocks = 0;
+    FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, reinterpret_cast<const void*>(kernel), kThreads,
+        static_cast<std::size_t>(shared_bytes)));
+    return blocks > 0 ? blocks : 1;
 }
 
 }  // namespace
 
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
                           int workgroups, bool early, hipStream_t stream) {
-    const Stage2Kernel kernel = pick_kernel(args.tile_m, args.persistent,
-                                            matrix_pairs_per_step(tile_k), args.warpgroup_only);
-    int shared_bytes = matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k);
+    const Stage2Kernel kernel =
+        pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k),
+                    args.warpgroup_only, args.shallow_ring);
+    int shared_bytes =
+        matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k, args.shallow_ring);
     MatrixStage2Args launched = args;
     if (args.warpgroup_activation_bytes > 0) {
         launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
@@ -421,14 +440,28 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
 }
 
 int matrix_stage2_workgroups_per_multiprocessor(int tile_m, int tile_n, int tile_k) {
-    const Stage2Kernel kernel = pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k), false);
-    const int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k);
-    allow_dynamic_shared_memory(kernel, shared_bytes);
-    int blocks = 0;
-    FHMOE_GPU_CHECK(hipOccupancyMaxActiveBlocksPerMultiprocessor(
-        &blocks, reinterpret_cast<const void*>(kernel), kThreads,
-        static_cast<std::size_t>(shared_bytes)));
-    return blocks > 0 ? blocks : 1;
+    return workgroups_per_multiprocessor(
+        pick_kernel(tile_m, true, matrix_pairs_per_step(tile_k), false, false),
+        matrix_stage2_shared_bytes(tile_m, tile_n, tile_k));
+}
+
+bool matrix_stage2_takes_shallow_ring(int tile_m, int tile_n, int tile_k, bool persistent,
+                                      bool warpgroup_only, int warpgroup_activation_bytes,
+                                      std::int64_t tiles, int multiprocessors) {
+    const int step = matrix_pairs_per_step(tile_k);
+    if (persistent || matrix_uses_shared_tile(tile_m) || step > 2) return false;
+    // The build the launch takes, with the shared memory it launches with.
+    const auto one_wave = [&](bool shallow) {
+        int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k, shallow);
+        if (warpgroup_activation_bytes > 0) {
+            shared_bytes =
+                matrix_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
+        }
+        return static_cast<std::int64_t>(multiprocessors) *
+               workgroups_per_multiprocessor(
+                   pick_kernel(tile_m, false, step, warpgroup_only, shallow), shared_bytes);
+    };
+    return tiles > one_wave(false) && tiles <= one_wave(true);
 }
 
 }  // namespace fhmoe::kernels::gpu

@@ -135,6 +135,46 @@ __device__ __forceinline__ void stage_warpgroup_activations(unsigned b_shared,
     commit_copies();
 }
 
+// Block `block` (0 or 1) of a pair's weight codes as the instruction's A fragment.
+template <bool kFp4>
+__device__ __forceinline__ void weight_fragment(const uint4 (&codes)[kFp4 ? 1 : 2], int block,
+                                                std::uint32_t (&a)[4]) {
+    if constexpr (kFp4) {
+        // Words: block 0 row g, block 0 row g+8, block 1 row g, block 1 row g+8.
+        const uint4& q = codes[0];
+        fp4x8_to_e4m3x8(block == 0 ? q.x : q.z, a[0], a[2]);
+        fp4x8_to_e4m3x8(block == 0 ? q.y : q.w, a[1], a[3]);
+    } else {
+        // Row g's even elements, its odd ones, then row g+8's.
+        const uint4& q = codes[block];
+        a[0] = q.x;
+        a[1] = q.z;
+        a[2] = q.y;
+        a[3] = q.w;
+    }
+}
+
+// One block's result `d` times its scales (the weight rows' E8M0 bytes in `scales`, the token
+// columns' BF16 factors in `column0` / `column1`, both blocks of the pair in one word) added to
+// `acc`; kOneRow: column 0's only.
+template <bool kOneRow>
+__device__ __forceinline__ void add_scaled_block(float (&acc)[1][4], float (&d)[4],
+                                                 std::uint32_t scales, std::uint32_t column0,
+                                                 std::uint32_t column1, int block) {
+#pragma unroll
+    for (int v = 0; v < 4; ++v) warpgroup_result_fence(d[v]);
+    const float scale_g = e8m0_float((scales >> (8 * block)) & 0xFF);
+    const float scale_g8 = e8m0_float((scales >> (8 * (2 + block))) & 0xFF);
+    const float s0 = __uint_as_float(block == 0 ? column0 << 16 : column0 & 0xFFFF0000u);
+    acc[0][0] += d[0] * (scale_g * s0);
+    acc[0][2] += d[2] * (scale_g8 * s0);
+    if constexpr (!kOneRow) {
+        const float s1 = __uint_as_float(block == 0 ? column1 << 16 : column1 & 0xFFFF0000u);
+        acc[0][1] += d[1] * (scale_g * s1);
+        acc[0][3] += d[3] * (scale_g8 * s1);
+    }
+}
+
 // One step of `count` pairs (kFull: P) from ring slot `slot`, B's blocks from the one whose
 // descriptor's low word is `b_low` (warpgroup_b_descriptor_low).
 // kOneRow: only token column 0 is a real row (one token of an expert: every routed tile at
@@ -167,53 +207,65 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
                                                                      c.scale1_at[0] + 2 * i));
         }
     }
-    // One pair at a time: its two blocks' instructions, then their results. Whole steps at
-    // once kept every pair's fragments and results live (up to 250 registers per thread).
+    if constexpr (kFull && kOneRow && P <= 2) {
+        // A whole step's instructions in one group, one wait: the tensor cores' latency once
+        // per step, not once per pair (steps of up to two pairs: 8 more registers a thread; 1-3 %
+        // faster at 1-4 DSV4 tokens on the H200, docs/performance.md 2026-12-04).
+        std::uint32_t a[P][2][4];
 #pragma unroll
-    for (int i = 0; i < P; ++i) {
-        if (!kFull && i >= count) break;
-        std::uint32_t a[2][4];
+        for (int i = 0; i < P; ++i) {
 #pragma unroll
-        for (int block = 0; block < 2; ++block) {
-            if constexpr (kFp4) {
-                // Words: block 0 row g, block 0 row g+8, block 1 row g, block 1 row g+8.
-                const uint4& q = codes[i][0];
-                fp4x8_to_e4m3x8(block == 0 ? q.x : q.z, a[block][0], a[block][2]);
-                fp4x8_to_e4m3x8(block == 0 ? q.y : q.w, a[block][1], a[block][3]);
-            } else {
-                // Row g's even elements, its odd ones, then row g+8's.
-                const uint4& q = codes[i][block];
-                a[block][0] = q.x;
-                a[block][1] = q.z;
-                a[block][2] = q.y;
-                a[block][3] = q.w;
-            }
+            for (int block = 0; block < 2; ++block)
+                weight_fragment<kFp4>(codes[i], block, a[i][block]);
         }
-        float d[2][4];
+        float d[P][2][4];
         warpgroup_fence();
 #pragma unroll
-        for (int block = 0; block < 2; ++block) {
-            warpgroup_mma_block(
-                d[block], a[block],
-                warpgroup_b_descriptor(b_low + (2 * i + block) * (kWarpgroupBlockBytes >> 4)));
+        for (int i = 0; i < P; ++i) {
+#pragma unroll
+            for (int block = 0; block < 2; ++block) {
+                warpgroup_mma_block(
+                    d[i][block], a[i][block],
+                    warpgroup_b_descriptor(b_low + (2 * i + block) * (kWarpgroupBlockBytes >> 4)));
+            }
         }
         warpgroup_commit();
         warpgroup_wait_all();
 #pragma unroll
-        for (int block = 0; block < 2; ++block) {
+        for (int i = 0; i < P; ++i) {
 #pragma unroll
-            for (int v = 0; v < 4; ++v) warpgroup_result_fence(d[block][v]);
-            const float scale_g = e8m0_float((scales[i] >> (8 * block)) & 0xFF);
-            const float scale_g8 = e8m0_float((scales[i] >> (8 * (2 + block))) & 0xFF);
-            const float s0 =
-                __uint_as_float(block == 0 ? column0[i] << 16 : column0[i] & 0xFFFF0000u);
-            acc[0][0] += d[block][0] * (scale_g * s0);
-            acc[0][2] += d[block][2] * (scale_g8 * s0);
-            if constexpr (!kOneRow) {
-                const float s1 =
-                    __uint_as_float(block == 0 ? column1[i] << 16 : column1[i] & 0xFFFF0000u);
-                acc[0][1] += d[block][1] * (scale_g * s1);
-                acc[0][3] += d[block][3] * (scale_g8 * s1);
+            for (int block = 0; block < 2; ++block) {
+                add_scaled_block<true>(acc, d[i][block], scales[i], column0[i], 0u, block);
+            }
+        }
+    } else {
+        // One pair at a time: its two blocks' instructions, then their results. Whole steps at
+        // once kept every pair's fragments and results live (up to 250 registers per thread).
+#pragma unroll
+        for (int i = 0; i < P; ++i) {
+            if (!kFull && i >= count) break;
+            std::uint32_t a[2][4];
+#pragma unroll
+            for (int block = 0; block < 2; ++block)
+                weight_fragment<kFp4>(codes[i], block, a[block]);
+            float d[2][4];
+            warpgroup_fence();
+#pragma unroll
+            for (int block = 0; block < 2; ++block) {
+                warpgroup_mma_block(
+                    d[block], a[block],
+                    warpgroup_b_descriptor(b_low + (2 * i + block) * (kWarpgroupBlockBytes >> 4)));
+            }
+            warpgroup_commit();
+            warpgroup_wait_all();
+#pragma unroll
+            for (int block = 0; block < 2; ++block) {
+                if constexpr (kOneRow) {
+                    add_scaled_block<true>(acc, d[block], scales[i], column0[i], 0u, block);
+                } else {
+                    add_scaled_block<false>(acc, d[block], scales[i], column0[i], column1[i],
+                                            block);
+                }
             }
         }
     }
@@ -252,10 +304,14 @@ __device__ __forceinline__ void accumulate_pairs_warpgroup(float (&acc)[1][4],
     int copy_slot = 0;
     // Step s's copies: its weights and its activation pieces (count pairs), one commit group
     // (empty past the end, so that the group count stays in step with the waits below).
+    // One real row: only token column 0's pieces are copied (the warpgroup's first 16
+    // threads); the other columns of B keep whatever the ring held, and their sums are never
+    // read (kOneRow). 1-2 % faster at 1-4 DSV4 tokens (H200, 2026-12-04).
+    const bool copies_piece = !kOneRow || (static_cast<int>(threadIdx.x) & 127) < 16;
     auto copy_pieces = [&](int count) {
 #pragma unroll
         for (int i = 0; i < P; ++i) {
-            if (i >= count) break;
+            if (i >= count || !copies_piece) break;
             copy_async_4_to(piece_target + copy_slot * kSlotBytes + i * kWarpgroupPairTargetBytes,
                             piece_source + i * kWarpgroupPairSourceBytes);
         }

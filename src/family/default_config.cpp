@@ -47,6 +47,11 @@ constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
 constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
 constexpr std::int64_t kWideBusyFromRoutedRows = 24;  // token x routed top-k
+// Up to 48 routed slots (DSV4: 4-8 tokens) 512-column stage2 tiles, whose shallow ring lets a
+// multiprocessor hold three of them (matrix_stage2_takes_shallow_ring, gpu backend): at 4 tokens
+// 50.5-51.7 us against 1024 columns' 60.0 (H200, 2026-12-04 14:40 UTC), at 8 a tie.
+constexpr std::array<int, 5> kWideFewSlotsStage2TileNPreference{512, 1024, 256, 128, 64};
+constexpr std::int64_t kWideFewSlotsToRoutedSlots = 48;
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
 constexpr int kWideSmallTileKSplits = 2;
 constexpr std::int64_t kKSplitFromRoutedSlots = 42;  // token x routed top-k
@@ -71,6 +76,7 @@ static_assert(all_on_axis(kLargeTileStage1TileKPreference, kStage1TileKAxis));
 static_assert(all_on_axis(kStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideSmallTileStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideBusyStage2TileNPreference, kStage2TileNAxis));
+static_assert(all_on_axis(kWideFewSlotsStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideLargeTileStage2TileNPreference, kStage2TileNAxis));
 static_assert(all_on_axis(kWideSmallTileStage1TileNPreference, kStage1TileNAxis));
 static_assert(all_on_axis(std::array<int, 1>{kWideSmallTileKSplits}, kStage1KSplitsAxis));
@@ -133,6 +139,8 @@ Candidate default_candidate(const ShapeKey& shape) {
         stage2_n = first_dividing(kStage2TileNPreference, shape.model_dim);
     } else if (!wide_small_tiles) {
         stage2_n = first_dividing(kWideLargeTileStage2TileNPreference, shape.model_dim);
+    } else if (busy && routed_slots <= kWideFewSlotsToRoutedSlots) {
+        stage2_n = first_dividing(kWideFewSlotsStage2TileNPreference, shape.model_dim);
     } else if (busy) {
         stage2_n = first_dividing(kWideBusyStage2TileNPreference, shape.model_dim);
     } else {

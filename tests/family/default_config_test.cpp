@@ -62,10 +62,12 @@ TEST(DefaultCandidate, FollowsTheDocumentedChoices) {
     EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage1.k_splits, 2);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(9)).stage1.k_splits, 0);  // 54 slots
     EXPECT_EQ(default_candidate(dsv4_i384_shape(16)).stage1.k_splits, 0);
-    // From 24 routed rows (token x routed top-k; DSV4: 4 tokens) 1024-column stage2 tiles.
+    // From 24 routed rows (token x routed top-k; DSV4: 4 tokens) 512-column stage2 tiles, from
+    // 49 (DSV4: 9 tokens) 1024-column ones.
     EXPECT_EQ(default_candidate(dsv4_i384_shape(3)).stage2.tile_n, 256);
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 1024);
-    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage2.tile_n, 1024);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(4)).stage2.tile_n, 512);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(8)).stage2.tile_n, 512);
+    EXPECT_EQ(default_candidate(dsv4_i384_shape(9)).stage2.tile_n, 1024);
     EXPECT_EQ(default_candidate(dsv4_i384_shape(1024)).stage2.tile_n, 1024);
     ShapeKey narrow_model = dsv4_i384_shape(1);
     narrow_model.model_dim = 2048;  // below the measured widths: the general choice
