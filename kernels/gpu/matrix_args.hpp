@@ -143,8 +143,8 @@ FHMOE_HOST_DEVICE inline constexpr int matrix_ring_bytes_per_warp(int pairs_per_
 // Stage2's small tiles take a ring of 3 steps (the shallow ring) where that makes their launch
 // one wave and the ring of matrix_ring_stages does not (matrix_stage2_takes_shallow_ring): with
 // 4 steps two 8-warp workgroups fit a multiprocessor's shared memory, with 3 three (H200,
-// 2026-12-04: 4 DSV4 tokens 55.0 -> 51.1 us with 512-column tiles, 2 tokens 37.6 -> 33.4 with
-// 256; where 4 steps already run as one wave, 3 were up to 8 % slower).
+// 2026-12-04 14:58 UTC: 4 DSV4 tokens 54.9 -> 51.3 us, 2 tokens 35.1 -> 33.3, 8 tokens 95.7 ->
+// 89.7; where 4 steps already run as one wave, 3 were 3-8 % slower).
 inline constexpr int kMatrixStage2ShallowRingStages = 3;
 FHMOE_HOST_DEVICE inline constexpr int matrix_stage2_ring_stages(int pairs_per_step, bool shallow) {
     return shallow ? kMatrixStage2ShallowRingStages

@@ -239,8 +239,9 @@ __device__ __forceinline__ void warpgroup_step(float (&acc)[1][4],
             }
         }
     } else {
-        // One pair at a time: its two blocks' instructions, then their results. Whole steps at
-        // once kept every pair's fragments and results live (up to 250 registers per thread).
+        // One pair at a time: its two blocks' instructions, then their results (whole general
+        // steps at once kept every pair's fragments and results live: up to 250 registers a
+        // thread in the builds beside the mma.sync loop).
 #pragma unroll
         for (int i = 0; i < P; ++i) {
             if (!kFull && i >= count) break;

@@ -47,9 +47,9 @@ constexpr std::array<int, 3> kStage2TileNPreference{128, 256, 64};
 constexpr std::array<int, 3> kWideSmallTileStage2TileNPreference{256, 128, 64};
 constexpr std::array<int, 5> kWideBusyStage2TileNPreference{1024, 512, 256, 128, 64};
 constexpr std::int64_t kWideBusyFromRoutedRows = 24;  // token x routed top-k
-// Up to 48 routed slots (DSV4: 4-8 tokens) 512-column stage2 tiles, whose shallow ring lets a
-// multiprocessor hold three of them (matrix_stage2_takes_shallow_ring, gpu backend): at 4 tokens
-// 50.5-51.7 us against 1024 columns' 60.0 (H200, 2026-12-04 14:40 UTC), at 8 a tie.
+// Up to 48 routed slots (DSV4: 4-8 tokens) 512-column stage2 tiles, whose launches there take
+// the shallow ring and run as one wave (matrix_stage2_takes_shallow_ring, gpu backend): at 4
+// tokens 52.3 us against 1024 columns' 57.4 (H200, 2026-12-04 15:01 UTC record), at 8 a tie.
 constexpr std::array<int, 5> kWideFewSlotsStage2TileNPreference{512, 1024, 256, 128, 64};
 constexpr std::int64_t kWideFewSlotsToRoutedSlots = 48;
 constexpr std::array<int, 4> kWideLargeTileStage2TileNPreference{512, 256, 128, 64};
