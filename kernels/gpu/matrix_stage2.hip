@@ -414,6 +414,16 @@ int workgroups_per_multiprocessor(Stage2Kernel kernel, int shared_bytes) {
     return blocks > 0 ? blocks : 1;
 }
 
+// The dynamic shared memory a launch takes: the rings and rows (matrix_stage2_shared_bytes),
+// then the warpgroup loop's activations where it has them (their offset into `offset`).
+int launch_shared_bytes(int tile_m, int tile_n, int tile_k, bool shallow,
+                        int warpgroup_activation_bytes, int& offset) {
+    const int bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k, shallow);
+    if (warpgroup_activation_bytes <= 0) return bytes;
+    offset = matrix_warpgroup_activations_offset(bytes);
+    return offset + warpgroup_activation_bytes;
+}
+
 }  // namespace
 
 void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int tile_k,
@@ -421,13 +431,10 @@ void launch_matrix_stage2(const MatrixStage2Args& args, std::int64_t tiles, int 
     const Stage2Kernel kernel =
         pick_kernel(args.tile_m, args.persistent, matrix_pairs_per_step(tile_k),
                     args.warpgroup_only, args.shallow_ring);
-    int shared_bytes =
-        matrix_stage2_shared_bytes(args.tile_m, args.tile_n, tile_k, args.shallow_ring);
     MatrixStage2Args launched = args;
-    if (args.warpgroup_activation_bytes > 0) {
-        launched.warpgroup_activations_offset = matrix_warpgroup_activations_offset(shared_bytes);
-        shared_bytes = launched.warpgroup_activations_offset + args.warpgroup_activation_bytes;
-    }
+    const int shared_bytes =
+        launch_shared_bytes(args.tile_m, args.tile_n, tile_k, args.shallow_ring,
+                            args.warpgroup_activation_bytes, launched.warpgroup_activations_offset);
     allow_dynamic_shared_memory(kernel, shared_bytes);
     if (args.persistent) {
         FHMOE_GPU_CHECK(hipMemsetAsync(args.tile_counter, 0, sizeof(std::uint32_t), stream));
@@ -452,14 +459,12 @@ bool matrix_stage2_takes_shallow_ring(int tile_m, int tile_n, int tile_k, bool p
     if (persistent || matrix_uses_shared_tile(tile_m) || step > 2) return false;
     // The build the launch takes, with the shared memory it launches with.
     const auto one_wave = [&](bool shallow) {
-        int shared_bytes = matrix_stage2_shared_bytes(tile_m, tile_n, tile_k, shallow);
-        if (warpgroup_activation_bytes > 0) {
-            shared_bytes =
-                matrix_warpgroup_activations_offset(shared_bytes) + warpgroup_activation_bytes;
-        }
+        int offset = 0;
         return static_cast<std::int64_t>(multiprocessors) *
                workgroups_per_multiprocessor(
-                   pick_kernel(tile_m, false, step, warpgroup_only, shallow), shared_bytes);
+                   pick_kernel(tile_m, false, step, warpgroup_only, shallow),
+                   launch_shared_bytes(tile_m, tile_n, tile_k, shallow, warpgroup_activation_bytes,
+                                       offset));
     };
     return tiles > one_wave(false) && tiles <= one_wave(true);
 }
