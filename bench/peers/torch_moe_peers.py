@@ -81,7 +81,11 @@ DEFAULT_TOKENS = "1,4,16,64,256,1024,2048"
 #  vs_bf16: against bf16_grouped_mm's output for the same input (the brief's check)
 LIMIT_SELF = {"bf16_grouped_mm": 0.03, "fp8_scaled_grouped_mm": 0.12,
               "dequant_then_matmul": 0.03}
-LIMIT_VS_BF16 = {"fp8_scaled_grouped_mm": 0.15, "dequant_then_matmul": 0.06}
+# The dequantize path differs from bf16 by its FP8 shared expert alone: 5.2e-2 to 6.1e-2 on
+# the H200 at 1-2048 tokens (2026-12-03/04), noisiest at few tokens; 0.06 flagged that as wrong
+# at 4 tokens. 0.10 leaves room above it and stays far below a wrong kernel (a swapped nibble
+# order: above 1, cpu_check.py).
+LIMIT_VS_BF16 = {"fp8_scaled_grouped_mm": 0.15, "dequant_then_matmul": 0.10}
 
 # FP8 rowwise grouped GEMM: token groups padded to a multiple of this many rows
 # (what torchtitan/torchao do for the FP8 grouped GEMM; the bf16 path needs none).

@@ -136,14 +136,17 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
                                           {bm, s1n, s1k, waves, kw, g, true},
                                           {bm, 128, 128, Stage2Mode::atomic, false}};
                         list.push_back(c);
-                        // Small tiles: also with stage2's 256- and 1024-wide tiles, whose
-                        // warps stream two or eight weight tiles each (gpu/matrix_gemm.hpp,
+                        // Small tiles: also with stage2's 256-, 512- (four waves, the
+                        // default's: DSV4 4-8 tokens) and 1024-wide tiles, whose warps stream
+                        // two, four or eight weight tiles each (gpu/matrix_gemm.hpp,
                         // accumulate_tiles).
                         if (bm < 64 && s1k == 128) {
-                            for (int s2n : {256, 1024}) {
+                            for (int s2n : {256, 512, 1024}) {
+                                if (s2n == 512 && waves != 4) continue;
                                 list.push_back({bm,
                                                 {bm, s1n, s1k, waves, kw, g, true},
                                                 {bm, s2n, 128, Stage2Mode::atomic, false}});
+                                if (s2n == 512) continue;  // the fixed K splits: 256 and 1024
                                 // Fixed K splits (offered up to 64 tokens), four warps, one
                                 // or two K warps.
                                 if (waves != 4 || kw > 2) continue;
