@@ -146,10 +146,9 @@ std::vector<Candidate> bench_candidates(const fhmoe::family::ShapeKey& shape) {
                                 list.push_back({bm,
                                                 {bm, s1n, s1k, waves, kw, g, true},
                                                 {bm, s2n, 128, Stage2Mode::atomic, false}});
-                                if (s2n == 512) continue;  // the fixed K splits: 256 and 1024
                                 // Fixed K splits (offered up to 64 tokens), four warps, one
-                                // or two K warps.
-                                if (waves != 4 || kw > 2) continue;
+                                // or two K warps, stage2's 256 and 1024 columns.
+                                if (waves != 4 || kw > 2 || s2n == 512) continue;
                                 for (int ks : {2, 4, 8}) {
                                     list.push_back({bm,
                                                     {bm, s1n, s1k, waves, kw, g, true, ks},
