@@ -33,7 +33,7 @@ if [[ ! -x $nvdisasm ]]; then
         echo "  printf 'Types: deb\nURIs: http://deb.debian.org/debian\nSuites: bookworm\nComponents: non-free\nSigned-By: /usr/share/keyrings/debian-archive-keyring.gpg\n' > /etc/apt/sources.list.d/non-free.sources && apt-get update" >&2
         exit 2
     fi
-    (cd "$tools" && apt-get download nvidia-cuda-toolkit >/dev/null 2>&1)
+    (cd "$tools" && apt-get download nvidia-cuda-toolkit >/dev/null)  # its errors stay visible
     dpkg-deb -x "$tools"/nvidia-cuda-toolkit_*.deb "$tools/package"
     mkdir -p "$tools/usr/bin"
     mv "$tools/package/usr/bin/nvdisasm" "$nvdisasm"
