@@ -36,6 +36,14 @@ public:
     std::size_t size() const { return count_; }
     std::size_t bytes() const { return count_ * sizeof(T); }
 
+    // A new buffer holding this one's elements (a device-to-device copy).
+    DeviceBuffer copied() const {
+        DeviceBuffer copy(count_);
+        if (count_ > 0)
+            FHMOE_GPU_CHECK(hipMemcpy(copy.data_, data_, bytes(), hipMemcpyDeviceToDevice));
+        return copy;
+    }
+
     void upload(const std::vector<T>& host) {
         if (host.size() != count_) throw InternalError("device upload of a mismatched size");
         if (count_ > 0)

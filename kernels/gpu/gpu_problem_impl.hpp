@@ -7,8 +7,10 @@
 // checked run uses it); every further one routes the same tokens to a relabelled set of
 // routed experts (a seeded permutation), so consecutive runs read different experts' weights
 // from memory, as consecutive layers of a model do, and not what the previous run left in
-// the L2 cache. Small shapes, whose every weight fits in the cache, also get whole weight
-// copies.
+// the L2 cache. The shared expert, which every run reads, has a copy of its own per input set
+// (a model's layers each have theirs; one copy for all sets would leave its ~8 MB in the L2
+// from one run to the next at decode sizes). Small shapes, whose every weight fits in the
+// cache, also get whole weight copies.
 //
 // On NVIDIA the weight buffers hold the matrix path's mma-ready layouts
 // (gpu/matrix_weights.hpp); on AMD the problem's own layouts for the scalar kernels.
@@ -39,12 +41,30 @@ struct GpuWeights::Impl {
 };
 
 struct GpuProblem::Impl {
-    using Weights = GpuWeights::Impl::Copy;
+    // The shared expert's four tensors (an input set's own copy).
+    struct SharedExpert {
+        gpu::DeviceBuffer<std::uint8_t> w1_fp8;
+        gpu::DeviceBuffer<std::uint8_t> w1_scale;
+        gpu::DeviceBuffer<std::uint8_t> w2_fp8;
+        gpu::DeviceBuffer<std::uint8_t> w2_scale;
+    };
+    // The weights one run reads: the routed experts of its weight copy, its set's shared expert.
+    struct Weights {
+        const std::uint8_t* w1_fp4;
+        const std::uint8_t* w1_scale;
+        const std::uint8_t* w2_fp4;
+        const std::uint8_t* w2_scale;
+        const std::uint8_t* shared_w1_fp8;
+        const std::uint8_t* shared_w1_scale;
+        const std::uint8_t* shared_w2_fp8;
+        const std::uint8_t* shared_w2_scale;
+    };
     struct Inputs {
         gpu::DeviceBuffer<std::uint16_t> x_bf16;
         gpu::DeviceBuffer<std::int32_t> topk_ids;
         gpu::DeviceBuffer<float> topk_weights;
         std::size_t weights = 0;  // index into weights->impl().copies
+        SharedExpert shared;
         // The most slots the routing gives one expert (the shared expert: one per token): the
         // most real rows of a sorted block, which picks the kernel builds that take one token
         // group per tile (gpu/matrix_args.hpp, matrix_tiles_are_one_token_group).
@@ -54,7 +74,12 @@ struct GpuProblem::Impl {
     std::shared_ptr<const GpuWeights> weights;
     std::vector<Inputs> inputs;
 
-    const Weights& weights_of(const Inputs& in) const { return weights->impl().copies[in.weights]; }
+    Weights weights_of(const Inputs& in) const {
+        const GpuWeights::Impl::Copy& routed = weights->impl().copies[in.weights];
+        return {routed.w1_fp4.data(),    routed.w1_scale.data(),   routed.w2_fp4.data(),
+                routed.w2_scale.data(),  in.shared.w1_fp8.data(),  in.shared.w1_scale.data(),
+                in.shared.w2_fp8.data(), in.shared.w2_scale.data()};
+    }
 };
 
 }  // namespace fhmoe::kernels

@@ -303,6 +303,54 @@ TEST(GpuOp, AGraphReplayComputesTheSameOp) {
     }
 }
 
+// Runs on one input set leave their workspace (sorted routing, x's codes, stage1's partial sums
+// and h, the split counters) as that routing made it; the same input set run again finds its
+// own values there and would hide a stage that reads before the stage before it has written
+// (the stages start early under programmatic dependent launch). Here every checked run follows
+// a run on another routing (input set 1, the same tokens sent to other experts), eagerly and
+// under graph replay, at decode sizes, with the default's split and a fixed one; and as a chain
+// in one graph (run_graph_chain: input set 1's op, then set 0's, with no host between them).
+TEST(GpuOp, ARunAfterAnotherRoutingMatches) {
+    bind_test_device();
+    for (const std::int64_t tokens : {1, 2, 4, 8}) {
+        const family::ShapeKey shape = family::dsv4_i384_shape(tokens);
+        SCOPED_TRACE(family::shape_key_string(shape));
+        const Problem problem = generate_problem(shape, kSeed);
+        const ReferenceOutput reference = compute_reference(problem);
+        const GpuProblem device_problem(problem, 2);
+        std::vector<family::Candidate> candidates{family::default_candidate(shape)};
+        candidates.push_back(candidates.front());
+        candidates.back().stage1.k_splits = 7;
+        for (const family::Candidate& candidate : candidates) {
+            GpuFhmoeOp op(shape, candidate);
+            std::vector<std::uint16_t> out(problem.x_bf16.size());
+            for (const char* mode : {"eager", "graph", "chain"}) {
+                const std::string how = mode;
+                for (int repeat = 0; repeat < 2; ++repeat) {
+                    if (how == "graph") {
+                        EXPECT_GT(op.run_graph(device_problem, 1), 0.0);
+                    } else if (how == "eager") {
+                        op.run(device_problem, 1);
+                    }
+                    op.poison_output();
+                    if (how == "graph") {
+                        EXPECT_GT(op.run_graph(device_problem, 0), 0.0);
+                    } else if (how == "eager") {
+                        op.run(device_problem, 0);
+                    } else {
+                        EXPECT_GT(op.run_graph_chain(device_problem), 0.0);
+                    }
+                    op.download_output(out);
+                    EXPECT_TRUE(
+                        passes_accuracy(measure_accuracy(reference.out, out, AccuracyTolerance{}),
+                                        kErrRatio, kMaxCosineDistance))
+                        << how << " run " << repeat << ", k_splits " << candidate.stage1.k_splits;
+                }
+            }
+        }
+    }
+}
+
 TEST(GpuOp, AWrongKernelIsCaught) {
     // The check above can fail: an output with a flipped sign fails it on the same data.
     const family::ShapeKey shape = small_shapes().front();

@@ -115,6 +115,13 @@ public:
     // replay's device time in microseconds (one event pair around the graph launch).
     double run_graph(const GpuProblem& problem, std::size_t copy);
 
+    // The op inside a larger graph, as a model's decode step holds one per layer: one device
+    // graph of the op once per input set, in order (captured on first use), replayed; returns
+    // the replay's device time divided by the number of ops, in microseconds. What it leaves
+    // out against run_graph is the graph launch's own latency and the event pair, paid once a
+    // step in serving, not once an op. The output is input set 0's (the chain ends with it).
+    double run_graph_chain(const GpuProblem& problem);
+
     // Fills the device output with NaNs (bf16 0xFFFF), so that a check after the next run
     // proves every element was written.
     void poison_output();

@@ -1,6 +1,8 @@
 // Times gpu-backend candidates on the DSV4 I384 contract and prints one table per token count:
 // each candidate's median device time launched eagerly (one event pair around the op's
-// launches) and replayed as a device graph (one event pair around the graph launch), its mean
+// launches), replayed as a device graph (one event pair around the graph launch) and as one op
+// of a chain in a graph (a graph of the op once per input set, its replay's time divided by the
+// ops: what an op costs inside a model's decode graph, without a graph launch of its own), its mean
 // split by stage (eager), and its accuracy against the CPU reference; then a summary with
 // the fastest candidate per token beside the MXFP4 memory floor (the weights the routing
 // touches, read once, at the copy bandwidth measured in the same process). Timed runs rotate
@@ -237,6 +239,7 @@ struct Row {
     std::string candidate;
     double eager_us = 0;
     double graph_us = 0;
+    double chain_us = 0;  // per op, in a graph of the op once per input set
     double floor_us = 0;
     double mismatch = 0;
     bool is_default = false;
@@ -289,12 +292,13 @@ int main(int argc, char** argv) {
         static_cast<unsigned long long>(device.l2_bytes >> 20), device.driver_version.c_str(),
         bandwidth);
     std::printf(
-        "medians of %d event-timed runs after %d warm-up runs, eager and graph replay; stage "
-        "means (eager); floor = bytes touched / copy bandwidth\n",
+        "medians of %d event-timed runs after %d warm-up runs, eager and graph replay; chain: "
+        "per op in a graph of the op once per input set; stage means (eager); floor = bytes "
+        "touched / copy bandwidth\n",
         options.iters, options.warmup);
-    std::printf("%-6s %-96s %9s %9s %8s %8s %8s %8s %9s %6s %9s %9s\n", "tokens", "candidate",
-                "eager_us", "graph_us", "route", "stage1", "quant", "stage2", "floor_us", "x_fl",
-                "mismatch", "cos_dist");
+    std::printf("%-6s %-96s %9s %9s %9s %8s %8s %8s %8s %9s %6s %9s %9s\n", "tokens", "candidate",
+                "eager_us", "graph_us", "chain_us", "route", "stage1", "quant", "stage2",
+                "floor_us", "x_fl", "mismatch", "cos_dist");
     std::vector<Row> best;
     std::vector<Row> defaults;
     for (std::int64_t tokens : options.tokens) {
@@ -348,8 +352,14 @@ int main(int argc, char** argv) {
             op->run_graph(on_device, 0);
             op->download_output(out);
             const auto graph_metrics = fhmoe::kernels::measure_accuracy(baseline, out, {});
+            // And the chain's: it ends with input set 0, after runs on every other set.
+            op->poison_output();
+            op->run_graph_chain(on_device);
+            op->download_output(out);
+            const auto chain_metrics = fhmoe::kernels::measure_accuracy(baseline, out, {});
             const double mismatch =
-                std::max(metrics.mismatch_fraction, graph_metrics.mismatch_fraction);
+                std::max({metrics.mismatch_fraction, graph_metrics.mismatch_fraction,
+                          chain_metrics.mismatch_fraction});
             for (int i = 0; i < options.warmup; ++i) {
                 op->run(on_device, static_cast<std::size_t>(i) % sets);
                 op->run_graph(on_device, static_cast<std::size_t>(i) % sets);
@@ -368,20 +378,23 @@ int main(int argc, char** argv) {
             for (int i = 0; i < options.iters; ++i) {
                 graph.push_back(op->run_graph(on_device, static_cast<std::size_t>(i) % sets));
             }
+            // As many ops timed in chains as graph replays: iters / sets chain replays.
+            std::vector<double> chain;
+            const auto chain_replays = std::max<std::size_t>(
+                1, (static_cast<std::size_t>(options.iters) + sets - 1) / sets);
+            for (std::size_t i = 0; i < chain_replays; ++i)
+                chain.push_back(op->run_graph_chain(on_device));
             const double n = options.iters;
-            Row row{tokens,
-                    label(candidate),
-                    median(eager),
-                    median(graph),
-                    floor_us,
-                    mismatch,
-                    candidate == default_candidate};
+            Row row{tokens,        label(candidate), median(eager), median(graph),
+                    median(chain), floor_us,         mismatch,      candidate == default_candidate};
             std::printf(
-                "%-6lld %-96s %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %9.1f %6.2f %9.4f %9.2e\n",
+                "%-6lld %-96s %9.1f %9.1f %9.1f %8.1f %8.1f %8.1f %8.1f %9.1f %6.2f %9.4f "
+                "%9.2e\n",
                 static_cast<long long>(tokens), row.candidate.c_str(), row.eager_us, row.graph_us,
-                sum.sort_us / n, sum.stage1_us / n, sum.quant_us / n, sum.stage2_us / n, floor_us,
-                row.graph_us / floor_us, mismatch,
-                std::max(metrics.cosine_distance, graph_metrics.cosine_distance));
+                row.chain_us, sum.sort_us / n, sum.stage1_us / n, sum.quant_us / n,
+                sum.stage2_us / n, floor_us, row.graph_us / floor_us, mismatch,
+                std::max({metrics.cosine_distance, graph_metrics.cosine_distance,
+                          chain_metrics.cosine_distance}));
             std::fflush(stdout);
             if (row.is_default) defaults.push_back(row);
             if (mismatch == 0 &&
@@ -394,8 +407,9 @@ int main(int argc, char** argv) {
     std::printf("\nfastest candidate per token (graph replay; mismatch 0 against %s)\n",
                 options.reference_max_tokens >= 2048 ? "the CPU reference"
                                                      : "the reference or the first candidate");
-    std::printf("%-6s %9s %9s %9s %7s %9s %9s  %s\n", "tokens", "floor_us", "graph_us", "eager_us",
-                "x_floor", "dflt_grph", "dflt_eagr", "candidate");
+    std::printf("%-6s %9s %9s %9s %9s %7s %7s %9s %9s  %s\n", "tokens", "floor_us", "graph_us",
+                "chain_us", "eager_us", "x_floor", "x_chain", "dflt_grph", "dflt_eagr",
+                "candidate");
     for (const Row& row : best) {
         double default_graph = 0;
         double default_eager = 0;
@@ -405,10 +419,10 @@ int main(int argc, char** argv) {
                 default_eager = d.eager_us;
             }
         }
-        std::printf("%-6lld %9.1f %9.1f %9.1f %7.2f %9.1f %9.1f  %s\n",
-                    static_cast<long long>(row.tokens), row.floor_us, row.graph_us, row.eager_us,
-                    row.graph_us / row.floor_us, default_graph, default_eager,
-                    row.candidate.c_str());
+        std::printf("%-6lld %9.1f %9.1f %9.1f %9.1f %7.2f %7.2f %9.1f %9.1f  %s\n",
+                    static_cast<long long>(row.tokens), row.floor_us, row.graph_us, row.chain_us,
+                    row.eager_us, row.graph_us / row.floor_us, row.chain_us / row.floor_us,
+                    default_graph, default_eager, row.candidate.c_str());
     }
     return 0;
 }
