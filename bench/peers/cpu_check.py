@@ -207,6 +207,26 @@ def check_forwards():
     check("a wrong combine is flagged", e > m.LIMIT_SELF["bf16_grouped_mm"], f"{e:.2f}")
 
 
+def check_chain():
+    """time_chain captures one graph calling the layer on copies 1..n-1, then 0, and
+    hands back copy 0's output; the fake graph runs its body once, at capture."""
+    copies = 4
+    inputs = [{"c": c} for c in range(copies)]
+    seen = []
+
+    def fn(inp):
+        seen.append(inp["c"])
+        return torch.full((2,), float(inp["c"]))
+
+    med, samples, n, out0 = m.time_chain(fn, inputs, 1, 10, 4.0)
+    check("chain warms up on copies 0, 1", seen[:2] == [0, 1], str(seen))
+    check("chain captures copies 1..n-1 then 0", seen[2:] == [1, 2, 3, 0], str(seen))
+    check("chain returns copy 0's output", torch.equal(out0, torch.zeros(2)))
+    check("chain replays: 10 layers over 4 copies, rounded up", n == 3 and len(samples) == 3,
+          f"{n} replays, {len(samples)} samples")
+    check("chain median is per layer", med >= 0 and med == sorted(samples)[1])
+
+
 def check_children_and_report():
     wd = tempfile.mkdtemp(prefix="peers_cpu_check_")
     base = ["--tokens", "1,4,9", "--iters", "4", "--warmup", "1", "--copies", "3", "--workdir", wd]
@@ -230,8 +250,17 @@ def check_children_and_report():
         rep = json.load(fh)
     check("report rows", [r["tokens"] for r in rep["rows"]] == [1, 4, 9])
     ok = all(isinstance(r.get(f"{meth}_{mode}_us"), float)
-             for r in rep["rows"] for meth in m.METHODS for mode in ("eager", "graph"))
-    check("every cell timed", ok)
+             for r in rep["rows"] for meth in m.METHODS for mode in m.MODES)
+    check("every cell timed", ok and m.MODES == ("eager", "graph", "chain"))
+    check("columns in the report", rep["columns"] == list(m.TABLE_COLUMNS)
+          and len(rep["columns"]) == 2 + len(m.METHODS) * len(m.MODES) + 2)
+    res = [st["results"][k] for st in rep["methods"].values() for k in ("1", "4", "9")]
+    check("chain timed over every copy", all(
+        r.get("chain_copies") == 3 and r.get("chain_iters", 0) >= 3
+        and len(r.get("chain_samples_us", [])) == r["chain_iters"] for r in res))
+    errs = [r.get("chain_vs_eager_err") for r in res] + [r.get("graph_vs_eager_err") for r in res]
+    check("chain and graph outputs == eager", all(isinstance(e, float) and e < 1e-6 for e in errs),
+          str(errs))
     check("no check flagged", not any(r.get(f"{meth}_check_failed")
                                       for r in rep["rows"] for meth in m.METHODS))
     check("floors present", all(isinstance(r["floor_us"], float) for r in rep["rows"]))
@@ -244,6 +273,7 @@ def check_children_and_report():
 if __name__ == "__main__":
     check_formats()
     check_forwards()
+    check_chain()
     check_children_and_report()
     print(f"calls {CALLS}")
     print(f"cpu_check: {PASSED} passed, {FAILED} failed")

@@ -3,7 +3,9 @@
 
 What a serving team would pick instead of the FHMoE kernels, each timed as a
 full MoE layer (routing permutation, gather, both GEMMs, SiLU gate, weighted
-combine back to [tokens, H] bf16), in eager mode and as CUDA-graph replay:
+combine back to [tokens, H] bf16), in eager mode, as CUDA-graph replay of one
+layer, and as a chain (one graph holding the layer once per input copy, the way
+a decode step's graph holds every layer; time per layer = replay / copies):
 
   bf16_grouped_mm        bf16 weights, torch._grouped_mm for both stages
   fp8_scaled_grouped_mm  fp8 e4m3 weights + rowwise fp32 scales, activations
@@ -221,6 +223,25 @@ def effective_iters(iters, per_run_s, budget_s, floor=10):
     return max(min(iters, floor), min(iters, fit))
 
 
+def chain_order(n_copies):
+    """The copies in the order one chain graph runs them: 1, 2, ..., n-1, then 0, so
+    that the output a replay leaves behind is copy 0's, the one checked against eager
+    (the project's C++ bench orders its chain the same way)."""
+    return list(range(1, n_copies)) + [0]
+
+
+def chain_replays(iters, n_copies, per_replay_s, budget_s, floor=3):
+    """Timed replays of a chain graph of n_copies ops.  The rule counts ops, as the
+    other modes count runs: effective_iters caps the ops to the cell budget from the
+    per-op time (per replay / n_copies), never below its floor of 10 ops; the replays
+    are those ops over n_copies, rounded up, and never fewer than `floor` (a median
+    of one or two replays says nothing about their spread)."""
+    n = max(1, int(n_copies))
+    per_op = per_replay_s / n if per_replay_s is not None else None
+    ops = effective_iters(iters, per_op, budget_s)
+    return max(floor, -(-ops // n))
+
+
 def median(values):
     return statistics.median(values)
 
@@ -280,11 +301,24 @@ def check_flag(method, result):
     return False
 
 
-TABLE_COLUMNS = ("tokens", "floor_us",
-                 "bf16_grouped_mm eager", "bf16_grouped_mm graph",
-                 "fp8_scaled_grouped_mm eager", "graph",
-                 "dequant_then_matmul eager", "graph",
-                 "fp8 relerr", "deq relerr")
+# Timing modes, in table order: eager (Python launches one layer), graph (one
+# graph of one layer, replayed alone), chain (one graph holding the layer once
+# per input copy, replayed once; per layer = replay / copies).
+MODES = ("eager", "graph", "chain")
+
+
+def mode_column(method_index, mode_index):
+    """Table header of one (method, mode) column.  The first column of each method
+    carries its name; the first method names every column, as the table always had
+    ("bf16_grouped_mm graph"), so that the recorded tables' columns keep their names."""
+    method, mode = METHODS[method_index], MODES[mode_index]
+    return f"{method} {mode}" if method_index == 0 or mode_index == 0 else mode
+
+
+TABLE_COLUMNS = (("tokens", "floor_us")
+                 + tuple(mode_column(i, j) for i in range(len(METHODS))
+                         for j in range(len(MODES)))
+                 + ("fp8 relerr", "deq relerr"))
 
 
 def build_rows(tokens, floors, methods):
@@ -299,7 +333,7 @@ def build_rows(tokens, floors, methods):
             state = methods.get(m) or {"status": "skipped"}
             result = (state.get("results") or {}).get(key)
             bad = check_flag(m, result)
-            for mode in ("eager", "graph"):
+            for mode in MODES:
                 value, note = cell_value(state, result, mode)
                 row[f"{m}_{mode}_us"] = value
                 if note:
@@ -313,7 +347,8 @@ def build_rows(tokens, floors, methods):
                     cells.append(text)
             row[f"{m}_check_failed"] = bad
             if result:
-                for k in ("self_err", "err_vs_bf16", "graph_vs_eager_err"):
+                for k in ("self_err", "err_vs_bf16", "graph_vs_eager_err",
+                          "chain_vs_eager_err"):
                     if isinstance(result.get(k), (int, float)):
                         row[f"{m}_{k}"] = result[k]
         for m in ("fp8_scaled_grouped_mm", "dequant_then_matmul"):
@@ -426,6 +461,13 @@ def self_test():
     check("iters capped", effective_iters(50, 0.2, 4.0) == 20)
     check("iters floor", effective_iters(50, 2.0, 4.0) == 10)
     check("iters small", effective_iters(5, 2.0, 4.0) == 5)
+    check("chain order ends with copy 0", chain_order(5) == [1, 2, 3, 4, 0]
+          and chain_order(1) == [0])
+    check("chain replays = ops / copies", chain_replays(50, 5, 0.005, 4.0) == 10)
+    check("chain replays round up", chain_replays(50, 4, 0.004, 4.0) == 13)
+    check("chain replays capped by ops", chain_replays(50, 5, 1.0, 4.0) == 4)
+    check("chain replays floor 3", chain_replays(50, 5, 5.0, 4.0) == 3
+          and chain_replays(4, 16, 0.001, 4.0) == 3)
     check("seeds differ", len({seed_for(1, 1, c, 0) for c in range(8)}) == 8)
     check("fatal detection", is_fatal_cuda_error("CUDA error: an illegal memory access was encountered"))
     check("non-fatal", not is_fatal_cuda_error("RuntimeError: Expected mat2 to be transposed"))
@@ -438,25 +480,53 @@ def self_test():
     check("floors mean", abs(floors["4"]["distinct_routed_mean"] - 23.8) < 1e-9)
     methods = {
         "bf16_grouped_mm": {"status": "ok", "results": {
-            "1": {"eager_us": 200.04, "graph_us": 80.0, "self_err": 0.004},
-            "4": {"eager_us": 210.0, "graph_error": "RuntimeError: capture failed"}}},
+            "1": {"eager_us": 200.04, "graph_us": 80.0, "chain_us": 61.26, "self_err": 0.004,
+                  "graph_vs_eager_err": 0.0, "chain_vs_eager_err": 0.0},
+            "4": {"eager_us": 210.0, "graph_error": "RuntimeError: capture failed",
+                  "chain_error": "RuntimeError: chain capture failed"}}},
         "fp8_scaled_grouped_mm": {"status": "n/a: RuntimeError: not supported"},
         "dequant_then_matmul": {"status": "ok", "results": {
-            "1": {"eager_us": 900.0, "graph_us": 700.0, "self_err": 0.5, "err_vs_bf16": 0.02}}},
+            "1": {"eager_us": 900.0, "graph_us": 700.0, "chain_us": 650.0, "self_err": 0.5,
+                  "err_vs_bf16": 0.02}}},
     }
+
+    def col(method, mode):
+        """Table index of one (method, mode) cell."""
+        return 2 + METHODS.index(method) * len(MODES) + MODES.index(mode)
+
     jrows, trows = build_rows([1, 4], floors, methods)
     check("json row value", jrows[0]["bf16_grouped_mm_eager_us"] == 200.04)
     check("json row graph note", jrows[1]["bf16_grouped_mm_graph_note"]
           == "n/a: RuntimeError: capture failed")
-    check("table row value", trows[0][2] == "200.0")
-    check("table n/a method", trows[0][4].startswith("n/a: RuntimeError: not supp"))
-    check("table flags bad check", trows[0][6] == "900.0!")
-    check("table missing tokens", trows[1][6] == "n/a: no result")
-    check("table err column", trows[0][9] == "2.00e-02" and trows[0][8] == "n/a")
+    check("json row chain value", jrows[0]["bf16_grouped_mm_chain_us"] == 61.26
+          and "bf16_grouped_mm_chain_note" not in jrows[0]
+          and jrows[0]["bf16_grouped_mm_chain_vs_eager_err"] == 0.0)
+    check("json row chain note", jrows[1]["bf16_grouped_mm_chain_us"] is None
+          and jrows[1]["bf16_grouped_mm_chain_note"] == "n/a: RuntimeError: chain capture failed")
+    check("json row chain n/a method", jrows[0]["fp8_scaled_grouped_mm_chain_us"] is None
+          and jrows[0]["fp8_scaled_grouped_mm_chain_note"].startswith("n/a: RuntimeError"))
+    check("table row width", all(len(r) == len(TABLE_COLUMNS)
+                                 == 2 + len(METHODS) * len(MODES) + 2 for r in trows))
+    check("table row value", trows[0][col("bf16_grouped_mm", "eager")] == "200.0")
+    check("table chain value", trows[0][col("bf16_grouped_mm", "chain")] == "61.3")
+    check("table chain error", trows[1][col("bf16_grouped_mm", "chain")]
+          == "n/a: RuntimeError: chain capture failed")
+    check("table n/a method", trows[0][col("fp8_scaled_grouped_mm", "eager")]
+          .startswith("n/a: RuntimeError: not supp")
+          and trows[0][col("fp8_scaled_grouped_mm", "chain")].startswith("n/a: RuntimeError"))
+    check("table flags bad check", trows[0][col("dequant_then_matmul", "eager")] == "900.0!"
+          and trows[0][col("dequant_then_matmul", "chain")] == "650.0!")
+    check("table missing tokens", trows[1][col("dequant_then_matmul", "eager")] == "n/a: no result"
+          and trows[1][col("dequant_then_matmul", "chain")] == "n/a: no result")
+    check("table err column", trows[0][-1] == "2.00e-02" and trows[0][-2] == "n/a")
     table = format_table(TABLE_COLUMNS, trows)
     lines = table.splitlines()
     check("table shape", len(lines) == 4 and all(len(x) == len(lines[0]) for x in lines))
     check("table header", lines[0].split("|")[0].strip() == "tokens")
+    check("table columns", " | ".join(TABLE_COLUMNS) == (
+        "tokens | floor_us | bf16_grouped_mm eager | bf16_grouped_mm graph | "
+        "bf16_grouped_mm chain | fp8_scaled_grouped_mm eager | graph | chain | "
+        "dequant_then_matmul eager | graph | chain | fp8 relerr | deq relerr"))
     hl = header_line(info, 5, "2026-12-01 16:00:00")
     check("header", "NVIDIA H200" in hl and "4.000 TB/s" in hl and "50.0 MiB" in hl)
     check("cell skipped", cell_value({"status": "skipped"}, None, "eager") == (None, "skipped"))
@@ -966,6 +1036,52 @@ def time_graph(fn, inputs, warmup, iters, cell_budget_s):
         del graphs
 
 
+def time_chain(fn, inputs, warmup, iters, cell_budget_s):
+    """One CUDA graph holding fn once per input copy, in the order chain_order gives
+    (1, 2, ..., n-1, then 0), replayed once between an event pair; a sample is that
+    replay's time over n, the time of one layer inside a model's decode graph (one
+    graph per step holding every layer), without the graph launch and event pair
+    that a one-layer replay pays per layer.  Returns (median us per layer, samples,
+    replays, clone of copy 0's output)."""
+    n_ops = len(inputs)
+    order = chain_order(n_ops)
+    side = torch.cuda.Stream()
+    side.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(side):                 # warm-up before capture, on a side stream
+        for inp in inputs[:2]:
+            fn(inp)
+    torch.cuda.current_stream().wait_stream(side)
+    torch.cuda.synchronize()
+    pool = torch.cuda.graph_pool_handle()
+    graph, outs = None, []
+    try:
+        graph = torch.cuda.CUDAGraph()
+        with torch.cuda.graph(graph, pool=pool):
+            for i in order:
+                # every output stays referenced, so no later layer of the graph writes
+                # over an earlier one's (the last, copy 0's, is the one checked)
+                outs.append(fn(inputs[i]))
+        torch.cuda.synchronize()
+
+        def step(_):
+            graph.replay()
+        # warm-up counted in layers like the other modes: warmup / n replays (>= 2)
+        per = _warm(step, 1, -(-warmup // n_ops))
+        n = chain_replays(iters, n_ops, per, cell_budget_s)
+        samples = [us / n_ops for us in _timed_loop(step, 1, n)]
+        # _timed_loop synchronized after the last replay, which ended with copy 0
+        out0 = outs[-1].clone()
+        return median(samples), samples, n, out0
+    finally:
+        del outs
+        if graph is not None:
+            try:
+                graph.reset()
+            except Exception:
+                pass
+        del graph
+
+
 def _gpu_warm(seconds=0.3):
     """Bring the clocks up before the first timed cell."""
     a = torch.randn(4096, 4096, device=DEVICE, dtype=torch.float32).to(torch.bfloat16)
@@ -1095,17 +1211,20 @@ def child_method(args, method):
         res = {}
         state["results"][str(tokens)] = res
         if fatal:
-            res["eager_error"] = res["graph_error"] = "n/a: " + fatal
+            for k in MODES:
+                res[f"{k}_error"] = "n/a: " + fatal
             continue
         if args.deadline_s and time.monotonic() - t_start > args.deadline_s:
-            res["eager_error"] = res["graph_error"] = "skipped: time budget"
+            for k in MODES:
+                res[f"{k}_error"] = "skipped: time budget"
             continue
         inputs = aux = out0 = None
         try:
             inputs = [make_copy(args.seed, tokens, c) for c in range(copies)]
             aux = make_aux(tokens, N_ROUTED + copies)
         except Exception as exc:
-            res["eager_error"] = res["graph_error"] = short_reason(exc)
+            for k in MODES:
+                res[f"{k}_error"] = short_reason(exc)
             if is_fatal_cuda_error(res["eager_error"]):
                 fatal = res["eager_error"]
             _write_json(args.child_out, state)
@@ -1164,18 +1283,41 @@ def child_method(args, method):
                         torch.cuda.synchronize()
                     except Exception as exc2:
                         fatal = short_reason(exc2)
+        if not fatal:
+            try:
+                med, samples, n, cout = time_chain(
+                    lambda inp: forward(method, w, inp, aux, static=True),
+                    inputs, args.warmup, args.iters, args.cell_budget_s)
+                res.update(chain_us=med, chain_iters=n, chain_samples_us=samples,
+                           chain_copies=len(inputs))
+                if out0 is not None:
+                    res["chain_vs_eager_err"] = rel_l2(cout, out0)
+                del cout
+            except Exception as exc:
+                res["chain_error"] = short_reason(exc)
+                res["chain_traceback"] = traceback.format_exc()
+                if is_fatal_cuda_error(res["chain_error"]):
+                    fatal = res["chain_error"]
+                else:
+                    try:
+                        torch.cuda.synchronize()
+                    except Exception as exc2:
+                        fatal = short_reason(exc2)
         if fatal:
-            for k in ("eager", "graph"):
+            for k in MODES:
                 if f"{k}_us" not in res and f"{k}_error" not in res:
                     res[f"{k}_error"] = "n/a: " + fatal
 
         line = [f"[{method}] T={tokens}"]
-        for k in ("eager", "graph"):
-            if f"{k}_us" in res:
+        for k in MODES:
+            if f"{k}_us" in res and k == "chain":
+                line.append(f"chain {res['chain_us']:.1f} us/layer ({res['chain_iters']} "
+                            f"replays x {res['chain_copies']} layers)")
+            elif f"{k}_us" in res:
                 line.append(f"{k} {res[f'{k}_us']:.1f} us ({res[f'{k}_iters']} iters)")
             else:
                 line.append(f"{k} {res.get(f'{k}_error', 'n/a')}")
-        for k in ("self_err", "err_vs_bf16", "graph_vs_eager_err"):
+        for k in ("self_err", "err_vs_bf16", "graph_vs_eager_err", "chain_vs_eager_err"):
             if k in res:
                 line.append(f"{k} {res[k]:.2e}")
         if "check_error" in res:
@@ -1285,6 +1427,8 @@ def parent_main(args):
                      "topk": TOPK, "shared_experts": 1, "activation": "silu-gated",
                      "out_dtype": "bf16"},
         "config": {"tokens": args.tokens, "iters": args.iters, "warmup": args.warmup,
+                   "modes": list(MODES), "chain_order": "copies 1, 2, ..., n-1, then 0; "
+                   "chain_us = one replay / copies",
                    "seed": args.seed, "methods": args.methods, "copies_rotated": copies,
                    "cell_budget_s": args.cell_budget_s, "budget_s": args.budget_s,
                    "fp8_group_align_rows": FP8_GROUP_ALIGN,
@@ -1310,9 +1454,10 @@ def parent_main(args):
     print("", flush=True)
     print(header_line(info, copies, date_utc), flush=True)
     print(format_table(TABLE_COLUMNS, table_rows), flush=True)
-    print("# medians in us over rotating input copies (device events); floor_us = MXFP4 "
-          "bytes touched / copy BW; relerr = rel. L2 vs bf16_grouped_mm; '!' = a "
-          "correctness check exceeded its limit (see JSON)", flush=True)
+    print("# medians in us over rotating input copies (device events); chain = one graph "
+          "of every copy (1..n-1, then 0) per replay, us per layer = replay / copies; "
+          "floor_us = MXFP4 bytes touched / copy BW; relerr = rel. L2 vs bf16_grouped_mm; "
+          "'!' = a correctness check exceeded its limit (see JSON)", flush=True)
     if args.json:
         print(f"# JSON: {args.json}", flush=True)
     return 0
