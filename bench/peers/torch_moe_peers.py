@@ -996,9 +996,9 @@ def time_eager(fn, inputs, warmup, iters, cell_budget_s):
     return median(samples), samples, n
 
 
-def time_graph(fn, inputs, warmup, iters, cell_budget_s):
-    """One CUDA graph per input copy (one shared memory pool; replayed in the
-    cyclic order they were captured, outputs kept alive), replayed in rotation."""
+def _warm_before_capture(fn, inputs):
+    """Runs fn on two copies on a side stream, as capture wants (allocations and
+    lazy initialisation outside the graph)."""
     side = torch.cuda.Stream()
     side.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(side):                 # warm-up before capture, on a side stream
@@ -1006,6 +1006,12 @@ def time_graph(fn, inputs, warmup, iters, cell_budget_s):
             fn(inp)
     torch.cuda.current_stream().wait_stream(side)
     torch.cuda.synchronize()
+
+
+def time_graph(fn, inputs, warmup, iters, cell_budget_s):
+    """One CUDA graph per input copy (one shared memory pool; replayed in the
+    cyclic order they were captured, outputs kept alive), replayed in rotation."""
+    _warm_before_capture(fn, inputs)
     pool = torch.cuda.graph_pool_handle()
     graphs, outs = [], []
     try:
@@ -1045,13 +1051,7 @@ def time_chain(fn, inputs, warmup, iters, cell_budget_s):
     replays, clone of copy 0's output)."""
     n_ops = len(inputs)
     order = chain_order(n_ops)
-    side = torch.cuda.Stream()
-    side.wait_stream(torch.cuda.current_stream())
-    with torch.cuda.stream(side):                 # warm-up before capture, on a side stream
-        for inp in inputs[:2]:
-            fn(inp)
-    torch.cuda.current_stream().wait_stream(side)
-    torch.cuda.synchronize()
+    _warm_before_capture(fn, inputs)
     pool = torch.cuda.graph_pool_handle()
     graph, outs = None, []
     try:
@@ -1264,40 +1264,26 @@ def child_method(args, method):
                 res["eager_traceback"] = traceback.format_exc()
                 if is_fatal_cuda_error(res["eager_error"]):
                     fatal = res["eager_error"]
-        if not fatal:
+        # graph and chain: captured modes, each checked against the eager output
+        for mode, timer in (("graph", time_graph), ("chain", time_chain)):
+            if fatal:
+                break
             try:
-                med, samples, n, gout = time_graph(
+                med, samples, n, mout = timer(
                     lambda inp: forward(method, w, inp, aux, static=True),
                     inputs, args.warmup, args.iters, args.cell_budget_s)
-                res.update(graph_us=med, graph_iters=n, graph_samples_us=samples)
+                res.update({f"{mode}_us": med, f"{mode}_iters": n,
+                            f"{mode}_samples_us": samples})
+                if mode == "chain":
+                    res["chain_copies"] = len(inputs)
                 if out0 is not None:
-                    res["graph_vs_eager_err"] = rel_l2(gout, out0)
-                del gout
+                    res[f"{mode}_vs_eager_err"] = rel_l2(mout, out0)
+                del mout
             except Exception as exc:
-                res["graph_error"] = short_reason(exc)
-                res["graph_traceback"] = traceback.format_exc()
-                if is_fatal_cuda_error(res["graph_error"]):
-                    fatal = res["graph_error"]
-                else:
-                    try:
-                        torch.cuda.synchronize()
-                    except Exception as exc2:
-                        fatal = short_reason(exc2)
-        if not fatal:
-            try:
-                med, samples, n, cout = time_chain(
-                    lambda inp: forward(method, w, inp, aux, static=True),
-                    inputs, args.warmup, args.iters, args.cell_budget_s)
-                res.update(chain_us=med, chain_iters=n, chain_samples_us=samples,
-                           chain_copies=len(inputs))
-                if out0 is not None:
-                    res["chain_vs_eager_err"] = rel_l2(cout, out0)
-                del cout
-            except Exception as exc:
-                res["chain_error"] = short_reason(exc)
-                res["chain_traceback"] = traceback.format_exc()
-                if is_fatal_cuda_error(res["chain_error"]):
-                    fatal = res["chain_error"]
+                res[f"{mode}_error"] = short_reason(exc)
+                res[f"{mode}_traceback"] = traceback.format_exc()
+                if is_fatal_cuda_error(res[f"{mode}_error"]):
+                    fatal = res[f"{mode}_error"]
                 else:
                     try:
                         torch.cuda.synchronize()
