@@ -158,11 +158,13 @@ GpuProblem::GpuProblem(const Problem& problem, std::shared_ptr<const GpuWeights>
         in.most_slots_per_expert = most_slots_per_expert(ids, problem.shape.expert);
         in.topk_weights = uploaded(problem.topk_weights);
         in.weights = set % copies;
-        const GpuWeights::Impl::Copy& w = impl_->weights->impl().copies[in.weights];
-        in.shared.w1_fp8 = w.shared_w1_fp8.copied();
-        in.shared.w1_scale = w.shared_w1_scale.copied();
-        in.shared.w2_fp8 = w.shared_w2_fp8.copied();
-        in.shared.w2_scale = w.shared_w2_scale.copied();
+        // The first set on each weight copy reads that copy's shared expert; the others a
+        // copy of their own.
+        if (set >= copies) {
+            const GpuWeights::Impl::Copy& w = impl_->weights->impl().copies[in.weights];
+            in.shared = Impl::SharedExpert{w.shared_w1_fp8.copied(), w.shared_w1_scale.copied(),
+                                           w.shared_w2_fp8.copied(), w.shared_w2_scale.copied()};
+        }
         impl_->inputs.push_back(std::move(in));
     }
 }
@@ -178,9 +180,11 @@ const std::shared_ptr<const GpuWeights>& GpuProblem::weights() const { return im
 std::size_t GpuProblem::device_bytes() const {
     std::size_t bytes = impl_->weights->device_bytes();
     for (const Impl::Inputs& in : impl_->inputs) {
-        bytes += in.x_bf16.bytes() + in.topk_ids.bytes() + in.topk_weights.bytes() +
-                 in.shared.w1_fp8.bytes() + in.shared.w1_scale.bytes() + in.shared.w2_fp8.bytes() +
-                 in.shared.w2_scale.bytes();
+        bytes += in.x_bf16.bytes() + in.topk_ids.bytes() + in.topk_weights.bytes();
+        if (in.shared) {
+            bytes += in.shared->w1_fp8.bytes() + in.shared->w1_scale.bytes() +
+                     in.shared->w2_fp8.bytes() + in.shared->w2_scale.bytes();
+        }
     }
     return bytes;
 }

@@ -9,7 +9,8 @@
 // from memory, as consecutive layers of a model do, and not what the previous run left in
 // the L2 cache. The shared expert, which every run reads, has a copy of its own per input set
 // (a model's layers each have theirs; one copy for all sets would leave its ~8 MB in the L2
-// from one run to the next at decode sizes). Small shapes, whose every weight fits in the
+// from one run to the next at decode sizes): the first set on a weight copy reads that copy's
+// shared expert, every further set a copy of it. Small shapes, whose every weight fits in the
 // cache, also get whole weight copies.
 //
 // On NVIDIA the weight buffers hold the matrix path's mma-ready layouts
@@ -17,6 +18,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "fhmoe/kernels/gpu_op.hpp"
@@ -64,7 +66,9 @@ struct GpuProblem::Impl {
         gpu::DeviceBuffer<std::int32_t> topk_ids;
         gpu::DeviceBuffer<float> topk_weights;
         std::size_t weights = 0;  // index into weights->impl().copies
-        SharedExpert shared;
+        // The set's own copy of the shared expert; none for the first set on a weight copy,
+        // which reads that copy's.
+        std::optional<SharedExpert> shared;
         // The most slots the routing gives one expert (the shared expert: one per token): the
         // most real rows of a sorted block, which picks the kernel builds that take one token
         // group per tile (gpu/matrix_args.hpp, matrix_tiles_are_one_token_group).
@@ -76,9 +80,15 @@ struct GpuProblem::Impl {
 
     Weights weights_of(const Inputs& in) const {
         const GpuWeights::Impl::Copy& routed = weights->impl().copies[in.weights];
-        return {routed.w1_fp4.data(),    routed.w1_scale.data(),   routed.w2_fp4.data(),
-                routed.w2_scale.data(),  in.shared.w1_fp8.data(),  in.shared.w1_scale.data(),
-                in.shared.w2_fp8.data(), in.shared.w2_scale.data()};
+        if (!in.shared) {
+            return {routed.w1_fp4.data(),        routed.w1_scale.data(),
+                    routed.w2_fp4.data(),        routed.w2_scale.data(),
+                    routed.shared_w1_fp8.data(), routed.shared_w1_scale.data(),
+                    routed.shared_w2_fp8.data(), routed.shared_w2_scale.data()};
+        }
+        return {routed.w1_fp4.data(),     routed.w1_scale.data(),    routed.w2_fp4.data(),
+                routed.w2_scale.data(),   in.shared->w1_fp8.data(),  in.shared->w1_scale.data(),
+                in.shared->w2_fp8.data(), in.shared->w2_scale.data()};
     }
 };
 
