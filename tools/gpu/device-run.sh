@@ -4,11 +4,17 @@
 # directly: ctest's files name this machine's paths), the gpu fault matrix through the real
 # supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
 # the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
-#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads]
-# (default: all but loads; loads is bench/shape_load, a DSV4 shape load's phases, issue #16,
-# with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048").
+#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads] [record]
+# (default: all but loads and record; loads is bench/shape_load, a DSV4 shape load's phases,
+# issue #16, with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048"; record is issue #11's record
+# in one call: sass tests faults peers bench, then tools/gpu/record_table.py on the bench and
+# the peers, its table and the issue's clauses in record.txt).
 # Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
-# the whole lease.
+# the whole lease; with FHMOE_CALL_BUDGET (seconds for the whole call) each step also ends
+# 10 s before that budget does, so the last step (the bench, in a record) gets what is left.
+# The device tool brings back at most 8 files: at the end every log but the tables (bench.txt,
+# peers.txt, peers.json, sass_summary.txt, record.txt) and the caller's run*.txt goes into
+# logs.tgz.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -19,7 +25,27 @@ export LD_LIBRARY_PATH="$root/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export FHMOE_SOURCE_DIR="$root" FHMOE_WORKER="$bin/fhmoe_worker"
 steps=("$@")
 [ ${#steps[@]} -eq 0 ] && steps=(sass tests faults bench peers mpi)
+record=0
+for s in "${steps[@]}"; do [ "$s" = "record" ] && record=1; done
+[ "$record" = 1 ] && steps+=(sass tests faults peers bench)
 status=0
+call_start=$(date +%s)
+# Seconds the next step may run: FHMOE_STEP_TIMEOUT, within what FHMOE_CALL_BUDGET leaves.
+step_limit() {
+  local limit="${FHMOE_STEP_TIMEOUT:-180}" left
+  if [ -n "${FHMOE_CALL_BUDGET:-}" ]; then
+    left=$(( FHMOE_CALL_BUDGET - ($(date +%s) - call_start) - 10 ))
+    [ "$left" -lt "$limit" ] && limit=$left
+    [ "$limit" -lt 1 ] && limit=1
+  fi
+  echo "$limit"
+}
+# stage-device-bundle.sh carries the binaries xz-compressed (a call carries 64 MiB at most,
+# the tree included): unpacked here, once per call.
+for packed in "$bin"/*.xz; do
+  [ -e "$packed" ] || continue
+  xz -dc "$packed" > "${packed%.xz}" && chmod +x "${packed%.xz}" || status=1
+done
 want() { local s; for s in "${steps[@]}"; do [ "$s" = "$1" ] && return 0; done; return 1; }
 section() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
 
@@ -48,40 +74,40 @@ if want sass; then
 fi
 if want tests; then
   section "gpu_op_test"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_op_test" --gtest_brief=1 2>&1 | tee "$out/gpu_op_test.log" \
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/gpu_op_test" --gtest_brief=1 2>&1 | tee "$out/gpu_op_test.log" \
     | tail -40 || status=1
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   section "gpu_quantizer_test"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_quantizer_test" --gtest_brief=1 2>&1 | tee "$out/gpu_quantizer_test.log" \
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/gpu_quantizer_test" --gtest_brief=1 2>&1 | tee "$out/gpu_quantizer_test.log" \
     | tail -20 || status=1
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
 if want faults; then
   section "gpu_fault_matrix_test"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/gpu_fault_matrix_test" 2>&1 | tee "$out/gpu_fault_matrix.log" \
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/gpu_fault_matrix_test" 2>&1 | tee "$out/gpu_fault_matrix.log" \
     | grep -E "^\[( +OK|  FAILED|  PASSED|==========)|Failure|Expected|Which is|detail" | tail -40
   [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 fi
+if want peers; then
+  section "peers: PyTorch on the same shapes"
+  PYTHONUNBUFFERED=1 timeout "$(step_limit)" python3 bench/peers/torch_moe_peers.py \
+    --json "$out/peers.json" ${FHMOE_PEERS_ARGS:-} > "$out/peers.txt" 2>&1
+  [ $? -eq 0 ] || status=1
+  tail -30 "$out/peers.txt"
+fi
 if want bench; then
   section "fhmoe_gpu_bench"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/fhmoe_gpu_bench" ${FHMOE_BENCH_ARGS:-} \
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/fhmoe_gpu_bench" ${FHMOE_BENCH_ARGS:-} \
     > "$out/bench.txt" 2> "$out/bench.err"
   [ $? -eq 0 ] || status=1
   cat "$out/bench.err" "$out/bench.txt"
 fi
 if want loads; then
   section "shape_load: a DSV4 shape load's phases"
-  CUDA_VISIBLE_DEVICES=0 timeout "${FHMOE_STEP_TIMEOUT:-180}" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
     > "$out/shape_load.txt" 2>&1
   [ $? -eq 0 ] || status=1
   cat "$out/shape_load.txt"
-fi
-if want peers; then
-  section "peers: PyTorch on the same shapes"
-  PYTHONUNBUFFERED=1 timeout "${FHMOE_STEP_TIMEOUT:-180}" python3 bench/peers/torch_moe_peers.py \
-    --json "$out/peers.json" ${FHMOE_PEERS_ARGS:-} > "$out/peers.txt" 2>&1
-  [ $? -eq 0 ] || status=1
-  tail -30 "$out/peers.txt"
 fi
 if want mpi; then
   gpus=$(nvidia-smi -L | wc -l)
@@ -96,7 +122,7 @@ if want mpi; then
     work="$(mktemp -d)"
     cp configs/untuned_fhmoe_small.csv "$work/untuned.csv"
     # A seeded sample per shape keeps the run to a minute; FHMOE_TUNE_ARGS adds flags.
-    timeout "${FHMOE_STEP_TIMEOUT:-180}" mpirun --allow-run-as-root --bind-to none -np 2 "$bin/fhmoe_tune_mpi" --backend gpu \
+    timeout "$(step_limit)" mpirun --allow-run-as-root --bind-to none -np 2 "$bin/fhmoe_tune_mpi" --backend gpu \
       --worker "$bin/fhmoe_worker" --candidate-sample 24 --warmup 3 --iters 21 --timeout 30 \
       --evidence "$work/evidence.h5" --summary-json "$work/summary.json" ${FHMOE_TUNE_ARGS:-} \
       -i "$work/untuned.csv" -o "$work/tuned.csv" 2>&1 \
@@ -113,5 +139,24 @@ if want mpi; then
     [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
   fi
 fi
+if [ "$record" = 1 ]; then
+  section "record: issue #11's table and clauses (tools/gpu/record_table.py)"
+  python3 tools/gpu/record_table.py "$out/bench.txt" --peers "$out/peers.json" > "$out/record.txt" 2>&1
+  # 1: a clause not met (the table says which); 2: an input it could not read.
+  [ $? -le 1 ] || status=1
+  cat "$out/record.txt"
+fi
+# The device tool brings back at most 8 files: the tables stay, the rest goes into one archive.
+(
+  cd "$out" || exit 0
+  logs=()
+  for f in *; do
+    case "$f" in
+      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|run*.txt|logs.tgz) ;;
+      *) [ -f "$f" ] && logs+=("$f") ;;
+    esac
+  done
+  [ ${#logs[@]} -gt 0 ] && tar czf logs.tgz "${logs[@]}" && rm -f "${logs[@]}"
+)
 section "done, status $status"
 exit $status

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Gathers what the borrowed GPU machine needs into .device/ (ignored by git; pass it to the
-# device tool's `carry`): the CUDA tree's binaries without debug sections (the call carries
-# 64 MiB at most), the shared libraries they use that are not part of the base system, and
+# device tool's `carry`): the CUDA tree's binaries without debug sections, xz-compressed (the
+# call carries 64 MiB at most), the shared libraries they use that are not part of the base system, and
 # Debian's Open MPI runtime relocated (../shared/reference/device-bundle). That machine has
 # no apt and no network. Run tools/gpu/build-cuda.sh first.
 set -euo pipefail
@@ -16,19 +16,22 @@ binaries=(src/app/fhmoe_worker src/app/fhmoe_run_shape src/app/fhmoe_evidence
           bench/shape_load tools/gpu/bench/gpu_stream_bound)
 for b in "${binaries[@]}"; do
   [ -x "$build/$b" ] || { echo "stage-device-bundle: $build/$b is missing" >&2; exit 1; }
-  strip --strip-debug -o "$out/bin/$(basename "$b")" "$build/$b"
 done
 # The MPI tuner is optional: device-run.sh skips its step without it.
-if [ -x "$build/src/app/fhmoe_tune_mpi" ]; then
-  strip --strip-debug -o "$out/bin/fhmoe_tune_mpi" "$build/src/app/fhmoe_tune_mpi"
-else
-  rm -f "$out/bin/fhmoe_tune_mpi"
-fi
+[ -x "$build/src/app/fhmoe_tune_mpi" ] && binaries+=(src/app/fhmoe_tune_mpi)
+rm -f "$out"/bin/*
+# Stripped and xz-compressed (tools/gpu/device-run.sh unpacks them on the device): the three
+# that hold every kernel build are ~17 MB each stripped, ~5 MB compressed, and the call's 64 MiB
+# include the tracked tree (~22 MB).
+for b in "${binaries[@]}"; do
+  strip --strip-debug -o "$out/bin/$(basename "$b")" "$build/$b"
+  xz -T2 -6 "$out/bin/$(basename "$b")"
+done
 
 # Libraries outside glibc and the compiler runtime, which the Ubuntu 24.04 image has newer.
 # Open MPI's own come with the relocated runtime below.
-for b in "$out"/bin/*; do
-  ldd "$b" | awk '/=> \//{print $3}'
+for b in "${binaries[@]}"; do
+  ldd "$build/$b" | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do
   case "$(basename "$lib")" in
     libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|libgcc_s.so*|libstdc++.so*|ld-linux*) ;;

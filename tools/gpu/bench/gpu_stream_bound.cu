@@ -6,8 +6,10 @@
 // it, the floor of one persistent launch (one workgroup per multiprocessor reads its share of
 // stage1's bytes, a grid-wide barrier, then its share of stage2's), with and without its share
 // of stage2's bytes copied into shared memory while it reads stage1's: what a one-launch decode
-// step could reach. NVIDIA only. Usage: gpu_stream_bound (the DSV4 I384 byte counts at 1, 4 and
-// 16 tokens).
+// step could reach; and that staged launch doing the stages' FP4 -> e4m3 conversion, wgmma and
+// scale arithmetic on every byte it reads (1024 or 512 threads): whether a fused one-launch
+// decode kernel could compute at the speed it reads. NVIDIA only (sm_90a). Usage:
+// gpu_stream_bound (the DSV4 I384 byte counts at 1, 4 and 16 tokens).
 
 #include <cuda_runtime.h>
 
@@ -17,7 +19,11 @@
 #include <cstdio>
 #include <vector>
 
+#include "gpu/matrix_warpgroup_gemm.hpp"
+
 namespace {
+
+namespace gpu = fhmoe::kernels::gpu;
 
 bool ok(cudaError_t error, const char* what) {
     if (error == cudaSuccess) return true;
@@ -123,6 +129,171 @@ __global__ void __launch_bounds__(kOneLaunchThreads)
 }
 constexpr std::size_t kOneLaunchStagedBytes = 200 * 1024;
 
+// The same one launch doing the stages' arithmetic on the bytes it reads: issue #11's go/no-go
+// for a fused decode kernel (a persistent launch, stage2's weights landing in shared memory
+// during stage1). Each warpgroup takes 128-chunk steps of its workgroup's share: every lane
+// loads one 16-byte chunk of FP4 codes straight into registers (kInFlight steps in flight)
+// and a 32-bit word of E8M0 scales (1/16 of the bytes, as MXFP4 has), turns the codes into
+// e4m3 (gpu/matrix_warpgroup_gemm.hpp's conversion), runs the two scale blocks of the chunk
+// through wgmma m64n8k32 against one token's activations in shared memory, and adds each
+// block's result times its weight and activation scales in FP32: the small tiles' one-row
+// step without its shared-memory ring. After the grid-wide barrier the staged stage2 chunks
+// go through the same step from shared memory, the rest from global memory. What it leaves
+// out of a real op (the token's quantization, the K split's sums across workgroups, h's
+// quantization, the output) is on the order of 1-2 us at one token (docs/performance.md).
+constexpr int kActivationBlocks = 32;  // one token's B blocks in shared memory, cycled over
+constexpr std::size_t kActivationBytes = kActivationBlocks * gpu::kWarpgroupBlockBytes;
+constexpr std::size_t kComputeStagedBytes = 192 * 1024;
+
+struct StepSums {
+    float sum[4] = {0.0f, 0.0f, 0.0f, 0.0f};
+};
+
+__device__ __forceinline__ float e8m0_factor(unsigned byte) { return __uint_as_float(byte << 23); }
+
+// One 16-byte chunk (two scale blocks of this lane's A fragment) through the tensor cores:
+// step s takes the token's blocks 2s and 2s + 1 (of the kActivationBlocks it cycles over), whose
+// descriptors differ from the first block's (`descriptor_low`) by constants.
+__device__ __forceinline__ void chunk_step(const uint4& codes, unsigned scales, std::size_t step,
+                                           std::uint32_t descriptor_low,
+                                           const unsigned* activation_scales, StepSums& sums) {
+    constexpr unsigned kBlockUnits = gpu::kWarpgroupBlockBytes >> 4;  // descriptor units
+    const unsigned pair = static_cast<unsigned>(step) % (kActivationBlocks / 2);
+    std::uint32_t a0[4];
+    std::uint32_t a1[4];
+    gpu::fp4x8_to_e4m3x8(codes.x, a0[0], a0[1]);
+    gpu::fp4x8_to_e4m3x8(codes.y, a0[2], a0[3]);
+    gpu::fp4x8_to_e4m3x8(codes.z, a1[0], a1[1]);
+    gpu::fp4x8_to_e4m3x8(codes.w, a1[2], a1[3]);
+    const std::uint32_t low0 = descriptor_low + pair * 2 * kBlockUnits;
+    float d0[4];
+    float d1[4];
+    gpu::warpgroup_fence();
+    gpu::warpgroup_mma_block(d0, a0, gpu::warpgroup_b_descriptor(low0));
+    gpu::warpgroup_mma_block(d1, a1, gpu::warpgroup_b_descriptor(low0 + kBlockUnits));
+    gpu::warpgroup_commit();
+    gpu::warpgroup_wait_all();
+    for (int i = 0; i < 4; ++i) {
+        gpu::warpgroup_result_fence(d0[i]);
+        gpu::warpgroup_result_fence(d1[i]);
+    }
+    // The token's two block scales (BF16 factors, as the kernels keep them), then each row's.
+    const unsigned token_scales = activation_scales[pair];
+    const float x0 = __uint_as_float(token_scales << 16);
+    const float x1 = __uint_as_float(token_scales & 0xFFFF0000u);
+    const float g0 = e8m0_factor(scales & 0xFFu) * x0;
+    const float h0 = e8m0_factor((scales >> 8) & 0xFFu) * x0;
+    const float g1 = e8m0_factor((scales >> 16) & 0xFFu) * x1;
+    const float h1 = e8m0_factor(scales >> 24) * x1;
+    sums.sum[0] = fmaf(d0[0], g0, fmaf(d1[0], g1, sums.sum[0]));
+    sums.sum[1] = fmaf(d0[1], g0, fmaf(d1[1], g1, sums.sum[1]));
+    sums.sum[2] = fmaf(d0[2], h0, fmaf(d1[2], h1, sums.sum[2]));
+    sums.sum[3] = fmaf(d0[3], h0, fmaf(d1[3], h1, sums.sum[3]));
+}
+
+// A warpgroup's steps over the chunks [begin, end) of global memory: step s covers chunks
+// begin + 128 s .. + 127; the workgroup's warpgroups take every warpgroups-th step. The step
+// count depends on the warpgroup only, so its four warps issue the same wgmma instructions;
+// a lane past `end` multiplies zeros.
+template <int kInFlight>
+__device__ void global_steps(const uint4* __restrict__ codes, const unsigned* __restrict__ scales,
+                             std::size_t begin, std::size_t end, int warpgroup, int warpgroups,
+                             std::uint32_t descriptor_low, const unsigned* activation_scales,
+                             StepSums& sums) {
+    const int lane = static_cast<int>(threadIdx.x % 128);
+    const std::size_t steps = (end - begin + 127) / 128;
+    for (std::size_t s = warpgroup; s < steps;
+         s += static_cast<std::size_t>(warpgroups) * kInFlight) {
+        uint4 loaded[kInFlight];
+        unsigned loaded_scales[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::size_t chunk = begin + (s + static_cast<std::size_t>(u) * warpgroups) * 128 +
+                                      static_cast<std::size_t>(lane);
+            const bool here = chunk < end;
+            loaded[u] = here ? __ldcs(codes + chunk) : make_uint4(0, 0, 0, 0);
+            loaded_scales[u] = here ? __ldcs(scales + chunk / 4) : 0x7F7F7F7Fu;
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::size_t step = s + static_cast<std::size_t>(u) * warpgroups;
+            if (step < steps) {
+                chunk_step(loaded[u], loaded_scales[u], step, descriptor_low, activation_scales,
+                           sums);
+            }
+        }
+    }
+}
+
+template <int kThreads, int kInFlight>
+__global__ void __launch_bounds__(kThreads, 1)
+    one_launch_compute(const uint4* __restrict__ stage1, const unsigned* __restrict__ scales1,
+                       std::size_t chunks1, const uint4* __restrict__ stage2,
+                       const unsigned* __restrict__ scales2, std::size_t chunks2,
+                       const uint4* __restrict__ activations, std::size_t staged_chunks,
+                       unsigned* barrier, unsigned* sink) {
+    extern __shared__ uint4 shared[];
+    uint4* activation_blocks = shared;
+    uint4* staged = shared + kActivationBytes / 16;
+    __shared__ unsigned activation_scales[kActivationBlocks / 2];
+    const int warpgroup = static_cast<int>(threadIdx.x / 128);
+    constexpr int kWarpgroups = kThreads / 128;
+
+    const std::size_t share2 = (chunks2 + gridDim.x - 1) / gridDim.x;
+    const std::size_t begin2 = smaller(chunks2, blockIdx.x * share2);
+    const std::size_t end2 = smaller(chunks2, begin2 + share2);
+    const std::size_t staged_here = smaller(end2 - begin2, staged_chunks);
+    for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
+        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target),
+                     "l"(stage2 + begin2 + i)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    // The token's activations (codes and scales), as the quantization would leave them.
+    for (std::size_t i = threadIdx.x; i < kActivationBytes / 16; i += blockDim.x) {
+        activation_blocks[i] = activations[i];
+    }
+    if (threadIdx.x < kActivationBlocks / 2) activation_scales[threadIdx.x] = 0x3F803F80u;
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    const std::uint32_t descriptor_low = gpu::warpgroup_b_descriptor_low(
+        static_cast<unsigned>(__cvta_generic_to_shared(activation_blocks)));
+
+    StepSums sums;
+    const std::size_t share1 = (chunks1 + gridDim.x - 1) / gridDim.x;
+    const std::size_t begin1 = smaller(chunks1, blockIdx.x * share1);
+    global_steps<kInFlight>(stage1, scales1, begin1, smaller(chunks1, begin1 + share1), warpgroup,
+                            kWarpgroups, descriptor_low, activation_scales, sums);
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned ticket = atomicAdd(barrier, 1u);
+        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
+        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(barrier) - everyone) < 0) {
+            __nanosleep(32);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    __syncthreads();
+    // The staged chunks from shared memory (their scales from global: 1/16 of the bytes).
+    const int lane = static_cast<int>(threadIdx.x % 128);
+    const std::size_t staged_steps = (staged_here + 127) / 128;
+    for (std::size_t step = warpgroup; step < staged_steps; step += kWarpgroups) {
+        const std::size_t chunk = step * 128 + static_cast<std::size_t>(lane);
+        const bool here = chunk < staged_here;
+        const uint4 codes = here ? staged[chunk] : make_uint4(0, 0, 0, 0);
+        const unsigned scales = here ? __ldcs(scales2 + (begin2 + chunk) / 4) : 0x7F7F7F7Fu;
+        chunk_step(codes, scales, step, descriptor_low, activation_scales, sums);
+    }
+    global_steps<kInFlight>(stage2, scales2, begin2 + staged_here, end2, warpgroup, kWarpgroups,
+                            descriptor_low, activation_scales, sums);
+    const float folded = sums.sum[0] + sums.sum[1] + sums.sum[2] + sums.sum[3];
+    if (folded == 1234.5f) sink[0] = __float_as_uint(folded);
+}
+
 // Bytes one DSV4 I384 decode step reads per stage (routed experts expected distinct among 384
 // for tokens x 6 slots, plus the FP8 shared expert; codes and scales), as docs/performance.md
 // derives them.
@@ -166,6 +337,32 @@ int main() {
         std::fprintf(stderr, "gpu_stream_bound: the one-launch workgroup does not fit\n");
         return 1;
     }
+    // The one launch with the arithmetic: 1024 threads (64 registers a thread), 512 (128).
+    auto* const compute_1024 = one_launch_compute<1024, 4>;
+    auto* const compute_512 = one_launch_compute<512, 8>;
+    constexpr std::size_t kComputeShared = kActivationBytes + kComputeStagedBytes;
+    for (auto* kernel : {compute_1024, compute_512}) {
+        int fits = 0;
+        const int threads = kernel == compute_1024 ? 1024 : 512;
+        if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(kComputeShared)),
+                "shared memory") ||
+            !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads,
+                                                              kComputeShared),
+                "occupancy")) {
+            return 1;
+        }
+        if (fits < 1) {
+            std::fprintf(stderr, "gpu_stream_bound: the %d-thread compute workgroup does not fit\n",
+                         threads);
+            return 1;
+        }
+    }
+    uint4* activations = nullptr;
+    if (!ok(cudaMalloc(&activations, kActivationBytes), "activations") ||
+        !ok(cudaMemset(activations, 0x38, kActivationBytes), "activations")) {
+        return 1;
+    }
     const unsigned blocks = static_cast<unsigned>(multiprocessors * kBlocksPerMultiprocessor);
     std::printf(
         "%d multiprocessors; us per graph replay (median of %d, sources rotated over %d "
@@ -173,23 +370,32 @@ int main() {
         multiprocessors, kTimedRuns, kCopies);
     std::printf(
         "tokens  s1_MB  s2_MB  routing  +stage1  +stage2  +both  stage1_TB/s  stage2_TB/s  "
-        "one_launch  one_launch_staged  staged_MB\n");
+        "one_launch  one_launch_staged  staged_MB  compute_1024  compute_512\n");
     for (const StepBytes& step : steps) {
         const std::size_t chunks1 = static_cast<std::size_t>(step.stage1_mb * 1e6) / 16;
         const std::size_t chunks2 = static_cast<std::size_t>(step.stage2_mb * 1e6) / 16;
         std::vector<uint4*> stage1(kCopies), stage2(kCopies);
+        // The compute variants' E8M0 scales: a word per four chunks (2^0 each).
+        std::vector<unsigned*> scales1(kCopies), scales2(kCopies);
+        const std::size_t scale_bytes1 = (chunks1 / 4 + 1) * 4;
+        const std::size_t scale_bytes2 = (chunks2 / 4 + 1) * 4;
         for (int k = 0; k < kCopies; ++k) {
             if (!ok(cudaMalloc(&stage1[k], chunks1 * 16), "stage1 bytes") ||
                 !ok(cudaMemset(stage1[k], k + 1, chunks1 * 16), "stage1 bytes") ||
                 !ok(cudaMalloc(&stage2[k], chunks2 * 16), "stage2 bytes") ||
-                !ok(cudaMemset(stage2[k], k + 7, chunks2 * 16), "stage2 bytes")) {
+                !ok(cudaMemset(stage2[k], k + 7, chunks2 * 16), "stage2 bytes") ||
+                !ok(cudaMalloc(&scales1[k], scale_bytes1), "stage1 scales") ||
+                !ok(cudaMemset(scales1[k], 0x7F, scale_bytes1), "stage1 scales") ||
+                !ok(cudaMalloc(&scales2[k], scale_bytes2), "stage2 scales") ||
+                !ok(cudaMemset(scales2[k], 0x7F, scale_bytes2), "stage2 scales")) {
                 return 1;
             }
         }
         const std::size_t staged_chunks = kOneLaunchStagedBytes / 16;
-        double median_us[6] = {};
-        // routing; +stage1; +stage2; +both; one launch; one launch with stage2 staged
-        for (int variant = 0; variant < 6; ++variant) {
+        double median_us[8] = {};
+        // routing; +stage1; +stage2; +both; one launch; one launch with stage2 staged; the
+        // latter with the arithmetic, 1024 and 512 threads
+        for (int variant = 0; variant < 8; ++variant) {
             std::vector<cudaGraphExec_t> graphs(kCopies);
             for (int k = 0; k < kCopies; ++k) {
                 cudaGraph_t graph = nullptr;
@@ -197,7 +403,21 @@ int main() {
                     return 1;
                 }
                 if (variant < 4) routing_stand_in<<<1, 32, 0, stream>>>(sink);
-                if (variant >= 4) {
+                if (variant >= 6) {
+                    const std::size_t compute_staged = kComputeStagedBytes / 16;
+                    if (variant == 6) {
+                        compute_1024<<<static_cast<unsigned>(multiprocessors), 1024, kComputeShared,
+                                       stream>>>(stage1[k], scales1[k], chunks1, stage2[k],
+                                                 scales2[k], chunks2, activations, compute_staged,
+                                                 barrier, sink);
+                    } else {
+                        compute_512<<<static_cast<unsigned>(multiprocessors), 512, kComputeShared,
+                                      stream>>>(stage1[k], scales1[k], chunks1, stage2[k],
+                                                scales2[k], chunks2, activations, compute_staged,
+                                                barrier, sink);
+                    }
+                }
+                if (variant == 4 || variant == 5) {
                     const bool staged = variant == 5;
                     one_launch_bytes<<<static_cast<unsigned>(multiprocessors), kOneLaunchThreads,
                                        staged ? kOneLaunchStagedBytes : 0, stream>>>(
@@ -242,13 +462,16 @@ int main() {
             step.stage2_mb, static_cast<double>(multiprocessors) * kOneLaunchStagedBytes / 1e6);
         std::printf(
             "%6d  %5.1f  %5.1f  %7.1f  %7.1f  %7.1f  %5.1f  %11.2f  %11.2f  %10.1f  %17.1f  "
-            "%9.1f\n",
+            "%9.1f  %12.1f  %11.1f\n",
             step.tokens, step.stage1_mb, step.stage2_mb, median_us[0], median_us[1], median_us[2],
             median_us[3], step.stage1_mb / (median_us[1] - median_us[0]),
-            step.stage2_mb / (median_us[2] - median_us[0]), median_us[4], median_us[5], staged_mb);
+            step.stage2_mb / (median_us[2] - median_us[0]), median_us[4], median_us[5], staged_mb,
+            median_us[6], median_us[7]);
         for (int k = 0; k < kCopies; ++k) {
             cudaFree(stage1[k]);
             cudaFree(stage2[k]);
+            cudaFree(scales1[k]);
+            cudaFree(scales2[k]);
         }
     }
     return 0;
