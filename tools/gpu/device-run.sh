@@ -4,17 +4,18 @@
 # directly: ctest's files name this machine's paths), the gpu fault matrix through the real
 # supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
 # the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
-#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads] [record]
-# (default: all but loads and record; loads is bench/shape_load, a DSV4 shape load's phases,
-# issue #16, with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048"; record is issue #11's record
+#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads] [stream] [record]
+# (default: all but loads, stream and record; loads is bench/shape_load, a DSV4 shape load's
+# phases, issue #16, with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048"; stream is
+# tools/gpu/bench/gpu_stream_bound, the bytes of a decode step read bare; record is issue #11's record
 # in one call: sass tests faults peers bench, then tools/gpu/record_table.py on the bench and
 # the peers, its table and the issue's clauses in record.txt).
 # Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
 # the whole lease; with FHMOE_CALL_BUDGET (seconds for the whole call) each step also ends
 # 10 s before that budget does, so the last step (the bench, in a record) gets what is left.
 # The device tool brings back at most 8 files: at the end every log but the tables (bench.txt,
-# peers.txt, peers.json, sass_summary.txt, record.txt) and the caller's run*.txt goes into
-# logs.tgz.
+# peers.txt, peers.json, sass_summary.txt, record.txt, stream_bound.txt) and the caller's
+# run*.txt goes into logs.tgz.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -102,6 +103,12 @@ if want bench; then
   [ $? -eq 0 ] || status=1
   cat "$out/bench.err" "$out/bench.txt"
 fi
+if want stream; then
+  section "gpu_stream_bound: a decode step's bytes read bare, in three launches and in one"
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/gpu_stream_bound" > "$out/stream_bound.txt" 2>&1
+  [ $? -eq 0 ] || status=1
+  cat "$out/stream_bound.txt"
+fi
 if want loads; then
   section "shape_load: a DSV4 shape load's phases"
   CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
@@ -152,7 +159,7 @@ fi
   logs=()
   for f in *; do
     case "$f" in
-      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|run*.txt|logs.tgz) ;;
+      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|stream_bound.txt|run*.txt|logs.tgz) ;;
       *) [ -f "$f" ] && logs+=("$f") ;;
     esac
   done
