@@ -19,6 +19,7 @@
 #include <cstdio>
 #include <vector>
 
+#include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_warpgroup_gemm.hpp"
 
 namespace {
@@ -294,6 +295,213 @@ __global__ void __launch_bounds__(kThreads, 1)
     if (folded == 1234.5f) sink[0] = __float_as_uint(folded);
 }
 
+// The whole one-token step in one launch, on stand-in data (the bytes are not in the upload's
+// layout and the result means nothing; the work and the synchronisation are the real op's):
+// every workgroup quantizes the token's x into B's layout in shared memory (MXFP8 by lanes,
+// 224 blocks) and starts the copy of its stage2 share into shared memory; its warpgroups run
+// stage1's steps over its contiguous share of the (tile, K pair) steps of the 84 64-row tiles
+// (gate and up rows of the 7 experts), adding each tile's partial sums for the token into
+// h's FP32 sums in global memory (red.add, ping-pong buffers: a run clears the one the next
+// run adds into); a grid-wide barrier; every workgroup reads h's sums, applies SiLU(gate) x up
+// and quantizes h into B's layout (84 blocks); the first 112 workgroups then run stage2 for 64
+// output columns of all seven experts, the staged weights from shared memory, sum the
+// warpgroups' results through shared memory and write 64 BF16 outputs, no atomics.
+constexpr int kHidden = 7168;
+constexpr int kInter = 384;
+constexpr int kStepExperts = 7;                               // 6 routed + the shared one
+constexpr int kXBlocks = kHidden / 32;                        // 224
+constexpr int kHBlocks = kStepExperts * kInter / 32;          // 84
+constexpr int kStage1Tiles = kStepExperts * 2 * kInter / 64;  // 84 tiles of 64 gate/up rows
+constexpr int kStage1PairsPerTile = kXBlocks / 2;             // 112 steps of two K blocks
+constexpr int kStage2PairsPerExpert = kInter / 64;            // 6
+constexpr int kOutputTiles = kHidden / 64;                    // 112
+constexpr std::size_t kHSums = static_cast<std::size_t>(kStepExperts) * 2 * kInter;  // 5376
+constexpr std::size_t kFullXBytes = kXBlocks * gpu::kWarpgroupBlockBytes;            // 57344
+constexpr std::size_t kFullHBytes = kHBlocks * gpu::kWarpgroupBlockBytes;            // 21504
+constexpr std::size_t kFullStagedBytes = 128 * 1024;
+constexpr std::size_t kFullShared = kFullXBytes + kFullHBytes + kFullStagedBytes;
+
+// One token's MXFP8 block `block` of `value` (lane i holds element i) into B's layout at
+// `blocks` (token row 0 of both core matrices; the other rows stay zero) and its scale, as a
+// BF16 factor, into `factors`.
+__device__ __forceinline__ void quantize_into_b(float value, int block, std::uint8_t* blocks,
+                                                std::uint16_t* factors) {
+    std::uint8_t scale = 0;
+    const std::uint8_t code = gpu::quantize_mx_fp8_by_lanes(value, scale);
+    const unsigned lane = threadIdx.x % 32;
+    blocks[block * gpu::kWarpgroupBlockBytes + (lane / 16) * 128 + lane % 16] = code;
+    if (lane == 0) factors[block] = static_cast<std::uint16_t>(scale << 7);
+}
+
+// Adds a tile's sums for the token (column 0: lanes 4g of each warp, rows g and g + 8 of the
+// warp's 16) into h's FP32 sums.
+__device__ __forceinline__ void add_tile_sums(float* h_sums, int tile, const StepSums& sums) {
+    const unsigned lane = threadIdx.x % 32;
+    if (lane % 4 != 0) return;
+    const unsigned row = tile * 64 + ((threadIdx.x / 32) % 4) * 16 + lane / 4;
+    atomicAdd(h_sums + row, sums.sum[0]);
+    atomicAdd(h_sums + row + 8, sums.sum[2]);
+}
+
+template <int kThreads, int kInFlight>
+__global__ void __launch_bounds__(kThreads, 1)
+    one_launch_step(const uint4* __restrict__ stage1, const unsigned* __restrict__ scales1,
+                    std::size_t chunks1, const uint4* __restrict__ stage2,
+                    const unsigned* __restrict__ scales2, std::size_t chunks2,
+                    const std::uint16_t* __restrict__ x, const float* __restrict__ topk_weights,
+                    float* h_sums, std::uint16_t* out, unsigned* barrier) {
+    extern __shared__ uint4 shared[];
+    auto* x_blocks = reinterpret_cast<std::uint8_t*>(shared);
+    std::uint8_t* h_blocks = x_blocks + kFullXBytes;
+    auto* staged = reinterpret_cast<uint4*>(h_blocks + kFullHBytes);
+    __shared__ alignas(4) std::uint16_t x_factors[kXBlocks];
+    __shared__ alignas(4) std::uint16_t h_factors[kHBlocks];
+    __shared__ float partial[kThreads / 128][64];
+    constexpr int kWarpgroups = kThreads / 128;
+    const int warpgroup = static_cast<int>(threadIdx.x / 128);
+    const int lane128 = static_cast<int>(threadIdx.x % 128);
+    const int warp = static_cast<int>(threadIdx.x / 32);
+
+    // This run's h sums and the next run's, which this run clears (each run takes one round of
+    // its own barrier counter, so the round's parity picks the buffer; workgroups of this run
+    // that already arrived do not change the quotient).
+    const unsigned round = *reinterpret_cast<volatile unsigned*>(barrier) / gridDim.x;
+    float* sums_now = h_sums + (round % 2) * kHSums;
+    float* sums_next = h_sums + ((round + 1) % 2) * kHSums;
+    for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < kHSums;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        sums_next[i] = 0.0f;
+    }
+
+    const std::size_t share2 = (chunks2 + gridDim.x - 1) / gridDim.x;
+    const std::size_t begin2 = smaller(chunks2, blockIdx.x * share2);
+    const std::size_t end2 = smaller(chunks2, begin2 + share2);
+    const std::size_t staged_here = smaller(end2 - begin2, kFullStagedBytes / 16);
+    for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
+        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target),
+                     "l"(stage2 + begin2 + i)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    for (std::size_t i = threadIdx.x; i < (kFullXBytes + kFullHBytes) / 16; i += blockDim.x) {
+        shared[i] = make_uint4(0, 0, 0, 0);
+    }
+    __syncthreads();
+    for (int block = warp; block < kXBlocks; block += kThreads / 32) {
+        const float value =
+            __uint_as_float(static_cast<unsigned>(x[block * 32 + threadIdx.x % 32]) << 16);
+        quantize_into_b(value, block, x_blocks, x_factors);
+    }
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    const std::uint32_t x_descriptor =
+        gpu::warpgroup_b_descriptor_low(static_cast<unsigned>(__cvta_generic_to_shared(x_blocks)));
+    const std::uint32_t h_descriptor =
+        gpu::warpgroup_b_descriptor_low(static_cast<unsigned>(__cvta_generic_to_shared(h_blocks)));
+    constexpr unsigned kBlockUnits = gpu::kWarpgroupBlockBytes >> 4;
+    const auto* x_factor_pairs = reinterpret_cast<const unsigned*>(x_factors);
+
+    // Stage1: the workgroup's contiguous share of the steps, every kWarpgroups-th to a
+    // warpgroup; step s is tile (s / 112) % 84, K pair s % 112 (the shared expert's FP8 tiles
+    // take twice the bytes: the steps past 84 x 112 stand for them).
+    const std::size_t steps1 = chunks1 / 128;
+    const std::size_t share1 = (steps1 + gridDim.x - 1) / gridDim.x;
+    const std::size_t first1 = smaller(steps1, blockIdx.x * share1);
+    const std::size_t last1 = smaller(steps1, first1 + share1);
+    StepSums sums;
+    int tile = -1;
+    for (std::size_t s = first1 + warpgroup; s < last1;
+         s += static_cast<std::size_t>(kWarpgroups) * kInFlight) {
+        uint4 loaded[kInFlight];
+        unsigned loaded_scales[kInFlight];
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::size_t step = s + static_cast<std::size_t>(u) * kWarpgroups;
+            const std::size_t chunk = step * 128 + static_cast<std::size_t>(lane128);
+            const bool here = step < last1;
+            loaded[u] = here ? __ldcs(stage1 + chunk) : make_uint4(0, 0, 0, 0);
+            loaded_scales[u] = here ? __ldcs(scales1 + chunk / 4) : 0x7F7F7F7Fu;
+        }
+#pragma unroll
+        for (int u = 0; u < kInFlight; ++u) {
+            const std::size_t step = s + static_cast<std::size_t>(u) * kWarpgroups;
+            if (step >= last1) break;
+            // 32-bit: the division by constants is a multiplication (64-bit divides call a
+            // routine).
+            const auto step32 = static_cast<unsigned>(step);
+            const int step_tile = static_cast<int>((step32 / kStage1PairsPerTile) % kStage1Tiles);
+            if (step_tile != tile) {
+                if (tile >= 0) add_tile_sums(sums_now, tile, sums);
+                sums = StepSums{};
+                tile = step_tile;
+            }
+            const unsigned pair = step32 % kStage1PairsPerTile;
+            chunk_step(loaded[u], loaded_scales[u], 0, x_descriptor + pair * 2 * kBlockUnits,
+                       x_factor_pairs + pair, sums);
+        }
+    }
+    if (tile >= 0) add_tile_sums(sums_now, tile, sums);
+
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned ticket = atomicAdd(barrier, 1u);
+        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
+        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(barrier) - everyone) < 0) {
+            __nanosleep(32);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+
+    // h = SiLU(gate) x up of every expert, quantized into B's layout.
+    for (int block = warp; block < kHBlocks; block += kThreads / 32) {
+        const int expert = block / (kInter / 32);
+        const int column = (block % (kInter / 32)) * 32 + static_cast<int>(threadIdx.x % 32);
+        const float gate = __ldcg(sums_now + expert * 2 * kInter + column);
+        const float up = __ldcg(sums_now + expert * 2 * kInter + kInter + column);
+        quantize_into_b(gate / (1.0f + __expf(-gate)) * up, block, h_blocks, h_factors);
+    }
+    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
+    __syncthreads();
+    if (blockIdx.x >= kOutputTiles) return;
+
+    // Stage2: step s of the share is expert (s / 6) % 7, K pair s % 6 (past 42 steps: the
+    // shared expert's FP8 bytes again); the staged steps from shared memory, the rest from
+    // global memory.
+    const auto* h_factor_pairs = reinterpret_cast<const unsigned*>(h_factors);
+    StepSums out_sums;
+    const std::size_t steps2 = (end2 - begin2) / 128;
+    for (std::size_t step = warpgroup; step < steps2; step += kWarpgroups) {
+        const std::size_t chunk = step * 128 + static_cast<std::size_t>(lane128);
+        const uint4 codes = chunk < staged_here ? staged[chunk] : __ldcs(stage2 + begin2 + chunk);
+        const unsigned scales = __ldcs(scales2 + (begin2 + chunk) / 4);
+        const auto step32 = static_cast<unsigned>(step);
+        const unsigned expert = (step32 / kStage2PairsPerExpert) % kStepExperts;
+        const unsigned block = expert * (kInter / 32) + (step32 % kStage2PairsPerExpert) * 2;
+        StepSums expert_sums;
+        chunk_step(codes, scales, 0, h_descriptor + block * kBlockUnits, h_factor_pairs + block / 2,
+                   expert_sums);
+        const float weight = topk_weights[expert];
+        for (int i = 0; i < 4; ++i)
+            out_sums.sum[i] = fmaf(weight, expert_sums.sum[i], out_sums.sum[i]);
+    }
+    if (threadIdx.x % 4 == 0) {
+        const unsigned row = ((threadIdx.x / 32) % 4) * 16 + (threadIdx.x % 32) / 4;
+        partial[warpgroup][row] = out_sums.sum[0];
+        partial[warpgroup][row + 8] = out_sums.sum[2];
+    }
+    __syncthreads();
+    if (threadIdx.x < 64) {
+        float total = 0.0f;
+        for (int w = 0; w < kWarpgroups; ++w) total += partial[w][threadIdx.x];
+        out[blockIdx.x * 64 + threadIdx.x] =
+            static_cast<std::uint16_t>(__float_as_uint(total) >> 16);
+    }
+}
+
 // Bytes one DSV4 I384 decode step reads per stage (routed experts expected distinct among 384
 // for tokens x 6 slots, plus the FP8 shared expert; codes and scales), as docs/performance.md
 // derives them.
@@ -358,6 +566,41 @@ int main() {
             return 1;
         }
     }
+    // The whole step in one launch: 1024 threads, 512.
+    auto* const step_1024 = one_launch_step<1024, 4>;
+    auto* const step_512 = one_launch_step<512, 8>;
+    for (auto* kernel : {step_1024, step_512}) {
+        int fits = 0;
+        const int threads = kernel == step_1024 ? 1024 : 512;
+        if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                     static_cast<int>(kFullShared)),
+                "shared memory") ||
+            !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads, kFullShared),
+                "occupancy")) {
+            return 1;
+        }
+        if (fits < 1 || multiprocessors < kOutputTiles) {
+            std::fprintf(stderr, "gpu_stream_bound: the %d-thread one-launch step does not fit\n",
+                         threads);
+            return 1;
+        }
+    }
+    std::uint16_t* token_x = nullptr;
+    float* topk_weights = nullptr;
+    float* h_sums = nullptr;
+    std::uint16_t* step_out = nullptr;
+    const std::vector<float> weights(kStepExperts, 1.0f / 6.0f);
+    if (!ok(cudaMalloc(&token_x, kHidden * 2), "x") ||
+        !ok(cudaMemset(token_x, 0x3F, kHidden * 2), "x") ||
+        !ok(cudaMalloc(&topk_weights, kStepExperts * sizeof(float)), "top-k weights") ||
+        !ok(cudaMemcpy(topk_weights, weights.data(), kStepExperts * sizeof(float),
+                       cudaMemcpyHostToDevice),
+            "top-k weights") ||
+        !ok(cudaMalloc(&h_sums, 2 * kHSums * sizeof(float)), "h sums") ||
+        !ok(cudaMemset(h_sums, 0, 2 * kHSums * sizeof(float)), "h sums") ||
+        !ok(cudaMalloc(&step_out, kHidden * 2), "output")) {
+        return 1;
+    }
     uint4* activations = nullptr;
     if (!ok(cudaMalloc(&activations, kActivationBytes), "activations") ||
         !ok(cudaMemset(activations, 0x38, kActivationBytes), "activations")) {
@@ -370,7 +613,8 @@ int main() {
         multiprocessors, kTimedRuns, kCopies);
     std::printf(
         "tokens  s1_MB  s2_MB  routing  +stage1  +stage2  +both  stage1_TB/s  stage2_TB/s  "
-        "one_launch  one_launch_staged  staged_MB  compute_1024  compute_512\n");
+        "one_launch  one_launch_staged  staged_MB  compute_1024  compute_512  step_1024  "
+        "step_512\n");
     for (const StepBytes& step : steps) {
         const std::size_t chunks1 = static_cast<std::size_t>(step.stage1_mb * 1e6) / 16;
         const std::size_t chunks2 = static_cast<std::size_t>(step.stage2_mb * 1e6) / 16;
@@ -392,10 +636,11 @@ int main() {
             }
         }
         const std::size_t staged_chunks = kOneLaunchStagedBytes / 16;
-        double median_us[8] = {};
+        double median_us[10] = {};
         // routing; +stage1; +stage2; +both; one launch; one launch with stage2 staged; the
-        // latter with the arithmetic, 1024 and 512 threads
-        for (int variant = 0; variant < 8; ++variant) {
+        // latter with the arithmetic, 1024 and 512 threads; the whole step in one launch, 1024
+        // and 512 threads
+        for (int variant = 0; variant < 10; ++variant) {
             std::vector<cudaGraphExec_t> graphs(kCopies);
             for (int k = 0; k < kCopies; ++k) {
                 cudaGraph_t graph = nullptr;
@@ -403,7 +648,15 @@ int main() {
                     return 1;
                 }
                 if (variant < 4) routing_stand_in<<<1, 32, 0, stream>>>(sink);
-                if (variant >= 6) {
+                if (variant >= 8) {
+                    // Its own barrier counter (barrier + 8): its rounds alternate h's buffers.
+                    (variant == 8 ? step_1024
+                                  : step_512)<<<static_cast<unsigned>(multiprocessors),
+                                                variant == 8 ? 1024 : 512, kFullShared, stream>>>(
+                        stage1[k], scales1[k], chunks1, stage2[k], scales2[k], chunks2, token_x,
+                        topk_weights, h_sums, step_out, barrier + 8);
+                }
+                if (variant == 6 || variant == 7) {
                     const std::size_t compute_staged = kComputeStagedBytes / 16;
                     if (variant == 6) {
                         compute_1024<<<static_cast<unsigned>(multiprocessors), 1024, kComputeShared,
@@ -462,11 +715,11 @@ int main() {
             step.stage2_mb, static_cast<double>(multiprocessors) * kOneLaunchStagedBytes / 1e6);
         std::printf(
             "%6d  %5.1f  %5.1f  %7.1f  %7.1f  %7.1f  %5.1f  %11.2f  %11.2f  %10.1f  %17.1f  "
-            "%9.1f  %12.1f  %11.1f\n",
+            "%9.1f  %12.1f  %11.1f  %9.1f  %8.1f\n",
             step.tokens, step.stage1_mb, step.stage2_mb, median_us[0], median_us[1], median_us[2],
             median_us[3], step.stage1_mb / (median_us[1] - median_us[0]),
             step.stage2_mb / (median_us[2] - median_us[0]), median_us[4], median_us[5], staged_mb,
-            median_us[6], median_us[7]);
+            median_us[6], median_us[7], median_us[8], median_us[9]);
         for (int k = 0; k < kCopies; ++k) {
             cudaFree(stage1[k]);
             cudaFree(stage2[k]);
