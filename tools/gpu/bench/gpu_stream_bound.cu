@@ -76,8 +76,7 @@ __global__ void __launch_bounds__(kThreads)
 // stage2's bytes; with staged_chunks > 0 it first starts asynchronous copies of up to that
 // many 16-byte chunks of its stage2 share into shared memory, reads its stage1 share, meets
 // the others at a grid-wide barrier (stage2 needs all of stage1's output), then folds the copies
-// and reads the rest. The barrier's counter only grows: each arrival's ticket says which
-// replay's barrier it is, so replays need no reset.
+// and reads the rest.
 constexpr int kOneLaunchThreads = 1024;
 
 __device__ std::size_t smaller(std::size_t a, std::size_t b) { return a < b ? a : b; }
@@ -89,6 +88,33 @@ __device__ unsigned fold_range(const uint4* __restrict__ source, std::size_t beg
     return fold_chunks<kOneLaunchInFlight>(source, begin + threadIdx.x, end, blockDim.x);
 }
 
+// The workgroup's asynchronous copies of `count` 16-byte chunks from `source` into `staged`,
+// one commit group (cp.async.wait_all before reading them).
+__device__ void start_staging(uint4* staged, const uint4* __restrict__ source, std::size_t count) {
+    for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
+        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target), "l"(source + i)
+                     : "memory");
+    }
+    asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Every workgroup of the grid (all resident) meets here. The counter only grows: each
+// arrival's ticket says which round it is, so replays need no reset.
+__device__ void grid_barrier(unsigned* counter) {
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        __threadfence();
+        const unsigned ticket = atomicAdd(counter, 1u);
+        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
+        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(counter) - everyone) < 0) {
+            __nanosleep(32);
+        }
+        __threadfence();
+    }
+    __syncthreads();
+}
+
 __global__ void __launch_bounds__(kOneLaunchThreads)
     one_launch_bytes(const uint4* __restrict__ stage1, std::size_t chunks1,
                      const uint4* __restrict__ stage2, std::size_t chunks2,
@@ -98,27 +124,11 @@ __global__ void __launch_bounds__(kOneLaunchThreads)
     const std::size_t begin2 = smaller(chunks2, blockIdx.x * share2);
     const std::size_t end2 = smaller(chunks2, begin2 + share2);
     const std::size_t staged_here = smaller(end2 - begin2, staged_chunks);
-    for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
-        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target),
-                     "l"(stage2 + begin2 + i)
-                     : "memory");
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    start_staging(staged, stage2 + begin2, staged_here);
     const std::size_t share1 = (chunks1 + gridDim.x - 1) / gridDim.x;
     const std::size_t begin1 = smaller(chunks1, blockIdx.x * share1);
     unsigned folded = fold_range(stage1, begin1, smaller(chunks1, begin1 + share1));
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned ticket = atomicAdd(barrier, 1u);
-        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
-        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(barrier) - everyone) < 0) {
-            __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
+    grid_barrier(barrier);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
     for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
@@ -192,6 +202,15 @@ __device__ __forceinline__ void chunk_step(const uint4& codes, unsigned scales, 
     sums.sum[3] = fmaf(d0[3], h0, fmaf(d1[3], h1, sums.sum[3]));
 }
 
+// This lane's chunk of FP4 codes and its scale word (a word per four chunks), streaming; zeros
+// (and scales of 1) where `here` is false.
+__device__ __forceinline__ void load_chunk(const uint4* __restrict__ codes,
+                                           const unsigned* __restrict__ scales, std::size_t chunk,
+                                           bool here, uint4& loaded, unsigned& loaded_scales) {
+    loaded = here ? __ldcs(codes + chunk) : make_uint4(0, 0, 0, 0);
+    loaded_scales = here ? __ldcs(scales + chunk / 4) : 0x7F7F7F7Fu;
+}
+
 // A warpgroup's steps over the chunks [begin, end) of global memory: step s covers chunks
 // begin + 128 s .. + 127; the workgroup's warpgroups take every warpgroups-th step. The step
 // count depends on the warpgroup only, so its four warps issue the same wgmma instructions;
@@ -211,9 +230,7 @@ __device__ void global_steps(const uint4* __restrict__ codes, const unsigned* __
         for (int u = 0; u < kInFlight; ++u) {
             const std::size_t chunk = begin + (s + static_cast<std::size_t>(u) * warpgroups) * 128 +
                                       static_cast<std::size_t>(lane);
-            const bool here = chunk < end;
-            loaded[u] = here ? __ldcs(codes + chunk) : make_uint4(0, 0, 0, 0);
-            loaded_scales[u] = here ? __ldcs(scales + chunk / 4) : 0x7F7F7F7Fu;
+            load_chunk(codes, scales, chunk, chunk < end, loaded[u], loaded_scales[u]);
         }
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) {
@@ -244,13 +261,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::size_t begin2 = smaller(chunks2, blockIdx.x * share2);
     const std::size_t end2 = smaller(chunks2, begin2 + share2);
     const std::size_t staged_here = smaller(end2 - begin2, staged_chunks);
-    for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
-        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target),
-                     "l"(stage2 + begin2 + i)
-                     : "memory");
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    start_staging(staged, stage2 + begin2, staged_here);
     // The token's activations (codes and scales), as the quantization would leave them.
     for (std::size_t i = threadIdx.x; i < kActivationBytes / 16; i += blockDim.x) {
         activation_blocks[i] = activations[i];
@@ -266,17 +277,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::size_t begin1 = smaller(chunks1, blockIdx.x * share1);
     global_steps<kInFlight>(stage1, scales1, begin1, smaller(chunks1, begin1 + share1), warpgroup,
                             kWarpgroups, descriptor_low, activation_scales, sums);
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned ticket = atomicAdd(barrier, 1u);
-        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
-        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(barrier) - everyone) < 0) {
-            __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
+    grid_barrier(barrier);
     asm volatile("cp.async.wait_all;\n" ::: "memory");
     __syncthreads();
     // The staged chunks from shared memory (their scales from global: 1/16 of the bytes).
@@ -377,13 +378,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     const std::size_t begin2 = smaller(chunks2, blockIdx.x * share2);
     const std::size_t end2 = smaller(chunks2, begin2 + share2);
     const std::size_t staged_here = smaller(end2 - begin2, kFullStagedBytes / 16);
-    for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
-        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target),
-                     "l"(stage2 + begin2 + i)
-                     : "memory");
-    }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    start_staging(staged, stage2 + begin2, staged_here);
     for (std::size_t i = threadIdx.x; i < (kFullXBytes + kFullHBytes) / 16; i += blockDim.x) {
         shared[i] = make_uint4(0, 0, 0, 0);
     }
@@ -419,9 +414,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int u = 0; u < kInFlight; ++u) {
             const std::size_t step = s + static_cast<std::size_t>(u) * kWarpgroups;
             const std::size_t chunk = step * 128 + static_cast<std::size_t>(lane128);
-            const bool here = step < last1;
-            loaded[u] = here ? __ldcs(stage1 + chunk) : make_uint4(0, 0, 0, 0);
-            loaded_scales[u] = here ? __ldcs(scales1 + chunk / 4) : 0x7F7F7F7Fu;
+            load_chunk(stage1, scales1, chunk, step < last1, loaded[u], loaded_scales[u]);
         }
 #pragma unroll
         for (int u = 0; u < kInFlight; ++u) {
@@ -443,17 +436,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     if (tile >= 0) add_tile_sums(sums_now, tile, sums);
 
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned ticket = atomicAdd(barrier, 1u);
-        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
-        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(barrier) - everyone) < 0) {
-            __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
+    grid_barrier(barrier);
 
     // h = SiLU(gate) x up of every expert, quantized into B's layout.
     for (int block = warp; block < kHBlocks; block += kThreads / 32) {
@@ -517,6 +500,25 @@ constexpr int kWarmupRuns = 10;
 
 }  // namespace
 
+// A persistent kernel's workgroup of `threads` with `shared` bytes of dynamic shared memory
+// fits a multiprocessor (its grid is one workgroup a multiprocessor, all resident).
+template <typename Kernel>
+bool fits_one_a_multiprocessor(Kernel* kernel, int threads, std::size_t shared, const char* what) {
+    int fits = 0;
+    if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                 static_cast<int>(shared)),
+            "shared memory") ||
+        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads, shared),
+            "occupancy")) {
+        return false;
+    }
+    if (fits < 1) {
+        std::fprintf(stderr, "gpu_stream_bound: the %d-thread %s workgroup does not fit\n", threads,
+                     what);
+    }
+    return fits >= 1;
+}
+
 int main() {
     int multiprocessors = 0;
     if (!ok(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
@@ -532,58 +534,25 @@ int main() {
         !ok(cudaStreamCreate(&stream), "stream")) {
         return 1;
     }
-    int resident = 0;
-    if (!ok(cudaFuncSetAttribute(one_launch_bytes, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                 static_cast<int>(kOneLaunchStagedBytes)),
-            "shared memory") ||
-        !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, one_launch_bytes,
-                                                          kOneLaunchThreads, kOneLaunchStagedBytes),
-            "occupancy")) {
-        return 1;
-    }
-    if (resident < 1) {
-        std::fprintf(stderr, "gpu_stream_bound: the one-launch workgroup does not fit\n");
-        return 1;
-    }
-    // The one launch with the arithmetic: 1024 threads (64 registers a thread), 512 (128).
+    // The one launch with the arithmetic, and the whole step in one launch: 1024 threads (64
+    // registers a thread at most), 512 (128).
     auto* const compute_1024 = one_launch_compute<1024, 4>;
     auto* const compute_512 = one_launch_compute<512, 8>;
     constexpr std::size_t kComputeShared = kActivationBytes + kComputeStagedBytes;
-    for (auto* kernel : {compute_1024, compute_512}) {
-        int fits = 0;
-        const int threads = kernel == compute_1024 ? 1024 : 512;
-        if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(kComputeShared)),
-                "shared memory") ||
-            !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads,
-                                                              kComputeShared),
-                "occupancy")) {
-            return 1;
-        }
-        if (fits < 1) {
-            std::fprintf(stderr, "gpu_stream_bound: the %d-thread compute workgroup does not fit\n",
-                         threads);
-            return 1;
-        }
-    }
-    // The whole step in one launch: 1024 threads, 512.
     auto* const step_1024 = one_launch_step<1024, 4>;
     auto* const step_512 = one_launch_step<512, 8>;
-    for (auto* kernel : {step_1024, step_512}) {
-        int fits = 0;
-        const int threads = kernel == step_1024 ? 1024 : 512;
-        if (!ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                     static_cast<int>(kFullShared)),
-                "shared memory") ||
-            !ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&fits, kernel, threads, kFullShared),
-                "occupancy")) {
-            return 1;
-        }
-        if (fits < 1 || multiprocessors < kOutputTiles) {
-            std::fprintf(stderr, "gpu_stream_bound: the %d-thread one-launch step does not fit\n",
-                         threads);
-            return 1;
-        }
+    if (!fits_one_a_multiprocessor(one_launch_bytes, kOneLaunchThreads, kOneLaunchStagedBytes,
+                                   "one-launch") ||
+        !fits_one_a_multiprocessor(compute_1024, 1024, kComputeShared, "compute") ||
+        !fits_one_a_multiprocessor(compute_512, 512, kComputeShared, "compute") ||
+        !fits_one_a_multiprocessor(step_1024, 1024, kFullShared, "step") ||
+        !fits_one_a_multiprocessor(step_512, 512, kFullShared, "step")) {
+        return 1;
+    }
+    if (multiprocessors < kOutputTiles) {
+        std::fprintf(stderr, "gpu_stream_bound: the one-launch step needs %d multiprocessors\n",
+                     kOutputTiles);
+        return 1;
     }
     std::uint16_t* token_x = nullptr;
     float* topk_weights = nullptr;
