@@ -14,8 +14,8 @@
 # the whole lease; with FHMOE_CALL_BUDGET (seconds for the whole call) each step also ends
 # 10 s before that budget does, so the last step (the bench, in a record) gets what is left.
 # The device tool brings back at most 8 files: at the end every log but the tables (bench.txt,
-# peers.txt, peers.json, sass_summary.txt, record.txt, stream_bound.txt) and the caller's
-# run*.txt goes into logs.tgz.
+# peers.txt, peers.json, sass_summary.txt, record.txt, stream_bound.txt) and the caller's own
+# log (run*, device-run*) goes into logs.tgz.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -159,7 +159,8 @@ fi
   logs=()
   for f in *; do
     case "$f" in
-      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|stream_bound.txt|run*.txt|logs.tgz) ;;
+      # The caller's own log of this run (run*.txt, device-run*.log) may still be being written.
+      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|stream_bound.txt|run*|device-run*|logs.tgz) ;;
       *) [ -f "$f" ] && logs+=("$f") ;;
     esac
   done
