@@ -21,6 +21,8 @@ packages=(
   munge slurmctld slurmd slurm-client slurm-wlm-basic-plugins
   # process tools the tests use (pgrep/kill)
   procps
+  # xz: the device bundle's compressed binaries (tools/gpu, tests/tools)
+  xz-utils
 )
 
 missing=()
