@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """tools/gpu/device-run.sh's plumbing, run here in a copy of the tree where the GPU programs are
-stand-ins (no GPU on this machine): the bundle's xz-compressed binaries unpacked, the record's
-steps in order with record_table.py at the end, the call budget cutting the last step, a
-failing step in the status, and the logs packed into one archive so that a call brings back
-at most 8 files, the caller's own log left alone.
+stand-ins (no GPU on this machine): the bundle's xz-compressed binaries and libraries unpacked,
+the record's steps in order with record_table.py at the end, the call budget cutting the last
+step, a failing step in the status, and the logs packed into one archive so that a call brings
+back at most 8 files, the caller's own log left alone.
 
     device_run_test.py --source-dir REPO
 """
@@ -67,7 +67,11 @@ class DeviceRunTest(unittest.TestCase):
                    " QGMMA.64x8x32 b\\n'\n")
         self.bin = os.path.join(root, ".device", "bin")
         os.makedirs(self.bin)
-        os.makedirs(os.path.join(root, ".device", "lib"))
+        library = os.path.join(root, ".device", "lib", "libstandin.so.1")
+        os.makedirs(os.path.dirname(library))
+        with open(library, "w", encoding="utf-8") as fh:
+            fh.write("a library\n")
+        subprocess.run(["xz", "-f", library], check=True)
         self.out = os.path.join(self.dir.name, "out")
         os.makedirs(self.out)
         self.program("gpu_op_test", "echo '[  PASSED  ] 15 tests.'")
@@ -121,8 +125,11 @@ class DeviceRunTest(unittest.TestCase):
             record = fh.read()
         self.assertIn("within 2x of the floor under graph replay, tokens 1,4,16,64  met", record)
         self.assertIn("faster than torch bf16 _grouped_mm, chain against chain      met", record)
-        # The stand-ins ran from the unpacked binaries.
+        # The stand-ins ran from the unpacked binaries; the libraries are unpacked too.
         self.assertTrue(os.access(os.path.join(self.bin, "gpu_op_test"), os.X_OK))
+        with open(os.path.join(self.root, ".device", "lib", "libstandin.so.1"),
+                  encoding="utf-8") as fh:
+            self.assertEqual(fh.read(), "a library\n")
 
     def test_a_failing_test_step_fails_the_call(self):
         self.program("gpu_op_test", "echo '[  FAILED  ] 1 test'; exit 1")

@@ -4,18 +4,21 @@
 # directly: ctest's files name this machine's paths), the gpu fault matrix through the real
 # supervisor, the bench table, and on a machine with two GPUs a 2-rank fhmoe_tune_mpi over
 # the small shapes. Logs go to $OUT (the device tool's folder) or ./device-out.
-#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads] [stream] [record]
-# (default: all but loads, stream and record; loads is bench/shape_load, a DSV4 shape load's
-# phases, issue #16, with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048"; stream is
-# tools/gpu/bench/gpu_stream_bound, the bytes of a decode step read bare; record is issue #11's record
-# in one call: sass tests faults peers bench, then tools/gpu/record_table.py on the bench and
-# the peers, its table and the issue's clauses in record.txt).
+#   tools/gpu/device-run.sh [sass] [tests] [faults] [bench] [peers] [mpi] [loads] [stream]
+#                           [onelaunch] [record]
+# (default: all but loads, stream, onelaunch and record; loads is bench/shape_load, a DSV4
+# shape load's phases, issue #16, with FHMOE_LOADS_ARGS, e.g. "--tokens 1,16,2048"; stream is
+# tools/gpu/bench/gpu_stream_bound, the bytes of a decode step read bare; onelaunch is
+# tools/gpu/bench/one_launch_step, the one-token step as one launch, checked and timed beside
+# the op (FHMOE_ONE_LAUNCH_ARGS); record is issue #11's record in one call: sass tests faults
+# peers bench, then tools/gpu/record_table.py on the bench and the peers, its table and the
+# issue's clauses in record.txt).
 # Each step is cut off after FHMOE_STEP_TIMEOUT seconds (180), so one stuck step cannot spend
 # the whole lease; with FHMOE_CALL_BUDGET (seconds for the whole call) each step also ends
 # 10 s before that budget does, so the last step (the bench, in a record) gets what is left.
 # The device tool brings back at most 8 files: at the end every log but the tables (bench.txt,
-# peers.txt, peers.json, sass_summary.txt, record.txt, stream_bound.txt) and the caller's own
-# log (run*, device-run*) goes into logs.tgz.
+# peers.txt, peers.json, sass_summary.txt, record.txt, stream_bound.txt, one_launch.txt) and the
+# caller's own log (run*, device-run*) goes into logs.tgz.
 set -uo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$root"
@@ -41,9 +44,9 @@ step_limit() {
   fi
   echo "$limit"
 }
-# stage-device-bundle.sh carries the binaries xz-compressed (a call carries 64 MiB at most,
-# the tree included): unpacked here, once per call.
-for packed in "$bin"/*.xz; do
+# stage-device-bundle.sh carries the binaries and libraries xz-compressed (a call carries
+# 64 MiB at most, the tree included): unpacked here, once per call.
+for packed in "$bin"/*.xz "$root"/.device/lib/*.xz; do
   [ -e "$packed" ] || continue
   xz -dc "$packed" > "${packed%.xz}" && chmod +x "${packed%.xz}" || status=1
 done
@@ -109,6 +112,13 @@ if want stream; then
   [ $? -eq 0 ] || status=1
   cat "$out/stream_bound.txt"
 fi
+if want onelaunch; then
+  section "one_launch_step: a one-token step as one persistent launch, against the reference"
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/one_launch_step" ${FHMOE_ONE_LAUNCH_ARGS:-} \
+    > "$out/one_launch.txt" 2>&1
+  [ $? -eq 0 ] || status=1
+  cat "$out/one_launch.txt"
+fi
 if want loads; then
   section "shape_load: a DSV4 shape load's phases"
   CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
@@ -160,7 +170,7 @@ fi
   for f in *; do
     case "$f" in
       # The caller's own log of this run (run*.txt, device-run*.log) may still be being written.
-      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|stream_bound.txt|run*|device-run*|logs.tgz) ;;
+      bench.txt|peers.txt|peers.json|sass_summary.txt|record.txt|stream_bound.txt|one_launch.txt|run*|device-run*|logs.tgz) ;;
       *) [ -f "$f" ] && logs+=("$f") ;;
     esac
   done

@@ -13,7 +13,7 @@ mkdir -p "$out/bin" "$out/lib"
 
 binaries=(src/app/fhmoe_worker src/app/fhmoe_run_shape src/app/fhmoe_evidence
           tests/gpu/gpu_op_test tests/gpu/gpu_quantizer_test tests/gpu/gpu_fault_matrix_test tools/gpu/bench/fhmoe_gpu_bench
-          bench/shape_load tools/gpu/bench/gpu_stream_bound)
+          bench/shape_load tools/gpu/bench/gpu_stream_bound tools/gpu/bench/one_launch_step)
 for b in "${binaries[@]}"; do
   [ -x "$build/$b" ] || { echo "stage-device-bundle: $build/$b is missing" >&2; exit 1; }
 done
@@ -29,7 +29,9 @@ for b in "${binaries[@]}"; do
 done
 
 # Libraries outside glibc and the compiler runtime, which the Ubuntu 24.04 image has newer.
-# Open MPI's own come with the relocated runtime below.
+# Open MPI's own come with the relocated runtime below. Compressed too (21 MB -> ~6), so that
+# the binaries, the libraries and the tree fit one call's 64 MiB.
+rm -f "$out"/lib/*
 for b in "${binaries[@]}"; do
   ldd "$build/$b" | awk '/=> \//{print $3}'
 done | sort -u | while read -r lib; do
@@ -39,6 +41,7 @@ done | sort -u | while read -r lib; do
     *) cp -L "$lib" "$out/lib/" ;;
   esac
 done
+xz -T2 -6 "$out"/lib/*
 
 if [ ! -f "$out/openmpi/env.sh" ]; then
   mkdir -p "$out/openmpi"
