@@ -120,15 +120,18 @@ __device__ __forceinline__ void stage_step(float (&acc)[1][4], const uint4& chun
     float d[2][4];
     const uint4 codes[2] = {chunk, chunk};
     const uint4 fp4_codes[1] = {chunk};
-    gpu::warpgroup_fence();
+    // The fence goes between the fragments' register writes and the instructions that read
+    // them (PTX: wgmma.fence).
     if (fp4) {
         gpu::weight_fragment<true>(fp4_codes, 0, a[0]);
         gpu::weight_fragment<true>(fp4_codes, 1, a[1]);
+        gpu::warpgroup_fence();
         gpu::warpgroup_mma_block(d[0], a[0], gpu::warpgroup_b_descriptor(b_low));
         gpu::warpgroup_mma_block(
             d[1], a[1], gpu::warpgroup_b_descriptor(b_low + (gpu::kWarpgroupBlockBytes >> 4)));
     } else {
         gpu::weight_fragment<false>(codes, 0, a[0]);
+        gpu::warpgroup_fence();
         gpu::warpgroup_mma_block(d[0], a[0], gpu::warpgroup_b_descriptor(b_low));
     }
     gpu::warpgroup_commit();
