@@ -23,6 +23,7 @@
 
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "gpu/device_buffer.hpp"
+#include "gpu/weight_pointers.hpp"
 
 namespace fhmoe::kernels {
 
@@ -51,16 +52,7 @@ struct GpuProblem::Impl {
         gpu::DeviceBuffer<std::uint8_t> w2_scale;
     };
     // The weights one run reads: the routed experts of its weight copy, its set's shared expert.
-    struct Weights {
-        const std::uint8_t* w1_fp4;
-        const std::uint8_t* w1_scale;
-        const std::uint8_t* w2_fp4;
-        const std::uint8_t* w2_scale;
-        const std::uint8_t* shared_w1_fp8;
-        const std::uint8_t* shared_w1_scale;
-        const std::uint8_t* shared_w2_fp8;
-        const std::uint8_t* shared_w2_scale;
-    };
+    using Weights = gpu::WeightPointers;
     struct Inputs {
         gpu::DeviceBuffer<std::uint16_t> x_bf16;
         gpu::DeviceBuffer<std::int32_t> topk_ids;

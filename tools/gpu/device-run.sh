@@ -106,26 +106,23 @@ if want bench; then
   [ $? -eq 0 ] || status=1
   cat "$out/bench.err" "$out/bench.txt"
 fi
-if want stream; then
-  section "gpu_stream_bound: a decode step's bytes read bare, in three launches and in one"
-  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/gpu_stream_bound" > "$out/stream_bound.txt" 2>&1
-  [ $? -eq 0 ] || status=1
-  cat "$out/stream_bound.txt"
-fi
-if want onelaunch; then
-  section "one_launch_step: a one-token step as one persistent launch, against the reference"
-  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/one_launch_step" ${FHMOE_ONE_LAUNCH_ARGS:-} \
-    > "$out/one_launch.txt" 2>&1
-  [ $? -eq 0 ] || status=1
-  cat "$out/one_launch.txt"
-fi
-if want loads; then
-  section "shape_load: a DSV4 shape load's phases"
-  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$bin/shape_load" ${FHMOE_LOADS_ARGS:-} \
-    > "$out/shape_load.txt" 2>&1
-  [ $? -eq 0 ] || status=1
-  cat "$out/shape_load.txt"
-fi
+# A program whose whole output is a table: into $out/FILE, then printed.
+table_step() {
+  local title="$1" file="$2"
+  shift 2
+  section "$title"
+  CUDA_VISIBLE_DEVICES=0 timeout "$(step_limit)" "$@" > "$out/$file" 2>&1 || status=1
+  cat "$out/$file"
+}
+# shellcheck disable=SC2086  # the ARGS variables are word lists
+want stream && table_step "gpu_stream_bound: a decode step's bytes read bare, in three launches and in one" \
+  stream_bound.txt "$bin/gpu_stream_bound"
+# shellcheck disable=SC2086
+want onelaunch && table_step "one_launch_step: a one-token step as one persistent launch, against the reference" \
+  one_launch.txt "$bin/one_launch_step" ${FHMOE_ONE_LAUNCH_ARGS:-}
+# shellcheck disable=SC2086
+want loads && table_step "shape_load: a DSV4 shape load's phases" shape_load.txt "$bin/shape_load" \
+  ${FHMOE_LOADS_ARGS:-}
 if want mpi; then
   gpus=$(nvidia-smi -L | wc -l)
   if [ ! -x "$bin/fhmoe_tune_mpi" ]; then

@@ -21,6 +21,7 @@
 
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_warpgroup_gemm.hpp"
+#include "grid_barrier.cuh"
 
 namespace {
 
@@ -97,22 +98,6 @@ __device__ void start_staging(uint4* staged, const uint4* __restrict__ source, s
                      : "memory");
     }
     asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-
-// Every workgroup of the grid (all resident) meets here. The counter only grows: each
-// arrival's ticket says which round it is, so replays need no reset.
-__device__ void grid_barrier(unsigned* counter) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned ticket = atomicAdd(counter, 1u);
-        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
-        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(counter) - everyone) < 0) {
-            __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
 }
 
 __global__ void __launch_bounds__(kOneLaunchThreads)

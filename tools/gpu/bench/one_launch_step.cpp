@@ -66,10 +66,8 @@ int main(int argc, char** argv) {
     const auto& impl = on_device.impl();
     std::vector<OneLaunchStepInputs> sets;
     for (const auto& input : impl.inputs) {
-        const auto w = impl.weights_of(input);
         sets.push_back({input.x_bf16.data(), input.topk_ids.data(), input.topk_weights.data(),
-                        w.w1_fp4, w.w1_scale, w.w2_fp4, w.w2_scale, w.shared_w1_fp8,
-                        w.shared_w1_scale, w.shared_w2_fp8, w.shared_w2_scale});
+                        impl.weights_of(input)});
     }
     float* h_sums = nullptr;
     std::uint16_t* out = nullptr;

@@ -32,6 +32,8 @@
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_warpgroup_gemm.hpp"
 
+#include "grid_barrier.cuh"
+
 namespace {
 
 namespace gpu = fhmoe::kernels::gpu;
@@ -93,22 +95,6 @@ __device__ __forceinline__ void quantize_into_b(float value, int block, std::uin
     blocks[block * gpu::kWarpgroupBlockBytes + (i & 1) * 128 + (i >> 3) * 4 + ((i & 7) >> 1)] =
         code;
     if (i == 0) factors[block] = gpu::mx_scale_factor_bf16(scale);
-}
-
-// Every workgroup of the grid (all resident) meets here; the counter only grows (each
-// arrival's ticket names its round), so replays need no reset.
-__device__ void grid_barrier(unsigned* counter) {
-    __syncthreads();
-    if (threadIdx.x == 0) {
-        __threadfence();
-        const unsigned ticket = atomicAdd(counter, 1u);
-        const unsigned everyone = (ticket / gridDim.x + 1) * gridDim.x;
-        while (static_cast<int>(*reinterpret_cast<volatile unsigned*>(counter) - everyone) < 0) {
-            __nanosleep(32);
-        }
-        __threadfence();
-    }
-    __syncthreads();
 }
 
 // A stage1 step's FP32 products for the token (lane 4g's rows g and g + 8) into `acc`: FP4 steps
@@ -177,15 +163,15 @@ __device__ __forceinline__ void load_stage1_step(const StepInputs& in, const int
     const std::size_t g = static_cast<std::size_t>(lane / 4);
     if (s.fp4) {
         const auto expert = static_cast<std::size_t>(experts[s.slot()]);
-        chunk = __ldcs(reinterpret_cast<const uint4*>(in.w1_fp4 + expert * kW1Codes +
+        chunk = __ldcs(reinterpret_cast<const uint4*>(in.weights.w1_fp4 + expert * kW1Codes +
                                                       ((j * kXPairs + pair) * 32 + lane) * kChunk));
-        scales = __ldcs(reinterpret_cast<const unsigned*>(in.w1_scale + expert * kW1Scales +
+        scales = __ldcs(reinterpret_cast<const unsigned*>(in.weights.w1_scale + expert * kW1Scales +
                                                           ((j * kXPairs + pair) * 8 + g) * 4));
     } else {
         chunk = __ldcs(reinterpret_cast<const uint4*>(
-            in.shared_w1_fp8 +
+            in.weights.shared_w1_fp8 +
             ((j * kXBlocks + static_cast<std::size_t>(s.k_index)) * 32 + lane) * kChunk));
-        scales = __ldcs(reinterpret_cast<const unsigned*>(in.shared_w1_scale +
+        scales = __ldcs(reinterpret_cast<const unsigned*>(in.weights.shared_w1_scale +
                                                           ((j * kXPairs + pair) * 8 + g) * 4));
     }
 }
@@ -235,13 +221,13 @@ __global__ void __launch_bounds__(kThreads, 1)
         for (int slot = 0; slot < kRoutedSlots; ++slot) {
             const std::size_t expert = static_cast<std::size_t>(experts[slot]);
             const std::uint8_t* codes =
-                in.w2_fp4 + expert * kW2Codes +
+                in.weights.w2_fp4 + expert * kW2Codes +
                 static_cast<std::size_t>(4 * q) * kHPairsPerSlot * kWarpTilePairBytes;
             for (unsigned i = threadIdx.x; i < kStagedRoutedCodes / kChunk; i += blockDim.x) {
                 copy_chunk_async(staged + slot * kStagedRoutedCodes + i * kChunk,
                                  codes + i * kChunk);
             }
-            const std::uint8_t* scales = in.w2_scale + expert * kW2Scales +
+            const std::uint8_t* scales = in.weights.w2_scale + expert * kW2Scales +
                                          static_cast<std::size_t>(4 * q) * kStagedScales / 4;
             for (unsigned i = threadIdx.x; i < kStagedScales / kChunk; i += blockDim.x) {
                 copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
@@ -249,14 +235,15 @@ __global__ void __launch_bounds__(kThreads, 1)
                                  scales + i * kChunk);
             }
         }
-        const std::uint8_t* codes = in.shared_w2_fp8 + static_cast<std::size_t>(4 * q) *
-                                                           kHBlocksPerSlot * kWarpTilePairBytes;
+        const std::uint8_t* codes = in.weights.shared_w2_fp8 + static_cast<std::size_t>(4 * q) *
+                                                                   kHBlocksPerSlot *
+                                                                   kWarpTilePairBytes;
         for (unsigned i = threadIdx.x; i < kStagedSharedCodes / kChunk; i += blockDim.x) {
             copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + i * kChunk,
                              codes + i * kChunk);
         }
         const std::uint8_t* scales =
-            in.shared_w2_scale + static_cast<std::size_t>(4 * q) * kStagedScales / 4;
+            in.weights.shared_w2_scale + static_cast<std::size_t>(4 * q) * kStagedScales / 4;
         for (unsigned i = threadIdx.x; i < kStagedScales / kChunk; i += blockDim.x) {
             copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
                                  kRoutedSlots * kStagedScales + i * kChunk,

@@ -8,23 +8,18 @@
 
 #include <cstdint>
 
+#include "gpu/weight_pointers.hpp"
+
 inline constexpr int kOneLaunchStepThreads = 1024;
 inline constexpr int kOneLaunchStepHidden = 7168;
 // h's FP32 sums, twice (ping-pong): 7 experts x (384 gate + 384 up).
 inline constexpr int kOneLaunchStepHSums = 7 * 2 * 384;
 
 struct OneLaunchStepInputs {
-    const std::uint16_t* x;        // BF16 [7168]
-    const std::int32_t* topk_ids;  // [7]: 6 routed experts, then the shared one
-    const float* topk_weights;     // [7]
-    const std::uint8_t* w1_fp4;    // every routed expert, the matrix path's layouts
-    const std::uint8_t* w1_scale;
-    const std::uint8_t* w2_fp4;
-    const std::uint8_t* w2_scale;
-    const std::uint8_t* shared_w1_fp8;
-    const std::uint8_t* shared_w1_scale;
-    const std::uint8_t* shared_w2_fp8;
-    const std::uint8_t* shared_w2_scale;
+    const std::uint16_t* x;                       // BF16 [7168]
+    const std::int32_t* topk_ids;                 // [7]: 6 routed experts, then the shared one
+    const float* topk_weights;                    // [7]
+    fhmoe::kernels::gpu::WeightPointers weights;  // the matrix path's layouts
 };
 
 // Dynamic shared memory a workgroup takes.
