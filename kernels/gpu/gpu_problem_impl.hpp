@@ -72,15 +72,17 @@ struct GpuProblem::Impl {
 
     Weights weights_of(const Inputs& in) const {
         const GpuWeights::Impl::Copy& routed = weights->impl().copies[in.weights];
-        if (!in.shared) {
-            return {routed.w1_fp4.data(),        routed.w1_scale.data(),
-                    routed.w2_fp4.data(),        routed.w2_scale.data(),
-                    routed.shared_w1_fp8.data(), routed.shared_w1_scale.data(),
-                    routed.shared_w2_fp8.data(), routed.shared_w2_scale.data()};
+        Weights w{routed.w1_fp4.data(),        routed.w1_scale.data(),
+                  routed.w2_fp4.data(),        routed.w2_scale.data(),
+                  routed.shared_w1_fp8.data(), routed.shared_w1_scale.data(),
+                  routed.shared_w2_fp8.data(), routed.shared_w2_scale.data()};
+        if (in.shared) {
+            w.shared_w1_fp8 = in.shared->w1_fp8.data();
+            w.shared_w1_scale = in.shared->w1_scale.data();
+            w.shared_w2_fp8 = in.shared->w2_fp8.data();
+            w.shared_w2_scale = in.shared->w2_scale.data();
         }
-        return {routed.w1_fp4.data(),     routed.w1_scale.data(),    routed.w2_fp4.data(),
-                routed.w2_scale.data(),   in.shared->w1_fp8.data(),  in.shared->w1_scale.data(),
-                in.shared->w2_fp8.data(), in.shared->w2_scale.data()};
+        return w;
     }
 };
 

@@ -19,9 +19,9 @@
 #include <cstdio>
 #include <vector>
 
-#include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_warpgroup_gemm.hpp"
 #include "grid_barrier.cuh"
+#include "token_b_layout.cuh"
 
 namespace {
 
@@ -90,14 +90,12 @@ __device__ unsigned fold_range(const uint4* __restrict__ source, std::size_t beg
 }
 
 // The workgroup's asynchronous copies of `count` 16-byte chunks from `source` into `staged`,
-// one commit group (cp.async.wait_all before reading them).
+// one commit group (wait_copies<0> before reading them).
 __device__ void start_staging(uint4* staged, const uint4* __restrict__ source, std::size_t count) {
     for (std::size_t i = threadIdx.x; i < count; i += blockDim.x) {
-        const auto target = static_cast<unsigned>(__cvta_generic_to_shared(staged + i));
-        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target), "l"(source + i)
-                     : "memory");
+        gpu::copy_async_16(staged + i, source + i);
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    gpu::commit_copies();
 }
 
 __global__ void __launch_bounds__(kOneLaunchThreads)
@@ -114,7 +112,7 @@ __global__ void __launch_bounds__(kOneLaunchThreads)
     const std::size_t begin1 = smaller(chunks1, blockIdx.x * share1);
     unsigned folded = fold_range(stage1, begin1, smaller(chunks1, begin1 + share1));
     grid_barrier(barrier);
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gpu::wait_copies<0>();
     __syncthreads();
     for (std::size_t i = threadIdx.x; i < staged_here; i += blockDim.x) {
         const uint4 v = staged[i];
@@ -263,7 +261,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     global_steps<kInFlight>(stage1, scales1, begin1, smaller(chunks1, begin1 + share1), warpgroup,
                             kWarpgroups, descriptor_low, activation_scales, sums);
     grid_barrier(barrier);
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gpu::wait_copies<0>();
     __syncthreads();
     // The staged chunks from shared memory (their scales from global: 1/16 of the bytes).
     const int lane = static_cast<int>(threadIdx.x % 128);
@@ -306,18 +304,6 @@ constexpr std::size_t kFullXBytes = kXBlocks * gpu::kWarpgroupBlockBytes;       
 constexpr std::size_t kFullHBytes = kHBlocks * gpu::kWarpgroupBlockBytes;            // 21504
 constexpr std::size_t kFullStagedBytes = 128 * 1024;
 constexpr std::size_t kFullShared = kFullXBytes + kFullHBytes + kFullStagedBytes;
-
-// One token's MXFP8 block `block` of `value` (lane i holds element i) into B's layout at
-// `blocks` (token row 0 of both core matrices; the other rows stay zero) and its scale, as a
-// BF16 factor, into `factors`.
-__device__ __forceinline__ void quantize_into_b(float value, int block, std::uint8_t* blocks,
-                                                std::uint16_t* factors) {
-    std::uint8_t scale = 0;
-    const std::uint8_t code = gpu::quantize_mx_fp8_by_lanes(value, scale);
-    const unsigned lane = threadIdx.x % 32;
-    blocks[block * gpu::kWarpgroupBlockBytes + (lane / 16) * 128 + lane % 16] = code;
-    if (lane == 0) factors[block] = static_cast<std::uint16_t>(scale << 7);
-}
 
 // Adds a tile's sums for the token (column 0: lanes 4g of each warp, rows g and g + 8 of the
 // warp's 16) into h's FP32 sums.
@@ -431,7 +417,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float up = __ldcg(sums_now + expert * 2 * kInter + kInter + column);
         quantize_into_b(gate / (1.0f + __expf(-gate)) * up, block, h_blocks, h_factors);
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gpu::wait_copies<0>();
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncthreads();
     if (blockIdx.x >= kOutputTiles) return;

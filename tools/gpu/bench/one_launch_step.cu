@@ -29,10 +29,10 @@
 
 #include "common/bf16.hpp"
 #include "common/portable_silu.hpp"
-#include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_warpgroup_gemm.hpp"
 
 #include "grid_barrier.cuh"
+#include "token_b_layout.cuh"
 
 namespace {
 
@@ -76,26 +76,6 @@ constexpr unsigned kStagedScales = 4 * kHPairsPerSlot * 8 * 4;                  
 constexpr unsigned kStagedBytes =
     kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes + kSlots * kStagedScales;
 constexpr unsigned kSharedBytes = kXBytes + kHBytes + kStagedBytes;
-
-__device__ __forceinline__ void copy_chunk_async(void* shared, const void* global) {
-    const auto target = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(target), "l"(global)
-                 : "memory");
-}
-
-// A 1x32 block of one token (lane i holds element i) quantized into B's layout at `blocks`
-// (token row 0 of the block's two core matrices, in the order the upload gives the weights:
-// lane t's elements 8t..8t+7, even ones in core matrix 0, odd ones in 1) and its scale as a
-// BF16 factor.
-__device__ __forceinline__ void quantize_into_b(float value, int block, std::uint8_t* blocks,
-                                                std::uint16_t* factors) {
-    std::uint8_t scale = 0;
-    const std::uint8_t code = gpu::quantize_mx_fp8_by_lanes(value, scale);
-    const unsigned i = threadIdx.x % 32;
-    blocks[block * gpu::kWarpgroupBlockBytes + (i & 1) * 128 + (i >> 3) * 4 + ((i & 7) >> 1)] =
-        code;
-    if (i == 0) factors[block] = gpu::mx_scale_factor_bf16(scale);
-}
 
 // A stage1 step's FP32 products for the token (lane 4g's rows g and g + 8) into `acc`: FP4 steps
 // are a K pair (two blocks, one chunk), FP8 steps one block (one chunk, the pair's scale word).
@@ -224,33 +204,33 @@ __global__ void __launch_bounds__(kThreads, 1)
                 in.weights.w2_fp4 + expert * kW2Codes +
                 static_cast<std::size_t>(4 * q) * kHPairsPerSlot * kWarpTilePairBytes;
             for (unsigned i = threadIdx.x; i < kStagedRoutedCodes / kChunk; i += blockDim.x) {
-                copy_chunk_async(staged + slot * kStagedRoutedCodes + i * kChunk,
-                                 codes + i * kChunk);
+                gpu::copy_async_16(staged + slot * kStagedRoutedCodes + i * kChunk,
+                                   codes + i * kChunk);
             }
             const std::uint8_t* scales = in.weights.w2_scale + expert * kW2Scales +
                                          static_cast<std::size_t>(4 * q) * kStagedScales / 4;
             for (unsigned i = threadIdx.x; i < kStagedScales / kChunk; i += blockDim.x) {
-                copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
-                                     slot * kStagedScales + i * kChunk,
-                                 scales + i * kChunk);
+                gpu::copy_async_16(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
+                                       slot * kStagedScales + i * kChunk,
+                                   scales + i * kChunk);
             }
         }
         const std::uint8_t* codes = in.weights.shared_w2_fp8 + static_cast<std::size_t>(4 * q) *
                                                                    kHBlocksPerSlot *
                                                                    kWarpTilePairBytes;
         for (unsigned i = threadIdx.x; i < kStagedSharedCodes / kChunk; i += blockDim.x) {
-            copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + i * kChunk,
-                             codes + i * kChunk);
+            gpu::copy_async_16(staged + kRoutedSlots * kStagedRoutedCodes + i * kChunk,
+                               codes + i * kChunk);
         }
         const std::uint8_t* scales =
             in.weights.shared_w2_scale + static_cast<std::size_t>(4 * q) * kStagedScales / 4;
         for (unsigned i = threadIdx.x; i < kStagedScales / kChunk; i += blockDim.x) {
-            copy_chunk_async(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
-                                 kRoutedSlots * kStagedScales + i * kChunk,
-                             scales + i * kChunk);
+            gpu::copy_async_16(staged + kRoutedSlots * kStagedRoutedCodes + kStagedSharedCodes +
+                                   kRoutedSlots * kStagedScales + i * kChunk,
+                               scales + i * kChunk);
         }
     }
-    asm volatile("cp.async.commit_group;\n" ::: "memory");
+    gpu::commit_copies();
 
     // The token's x in B's layout.
     for (int block = warp; block < kXBlocks; block += kThreads / 32) {
@@ -330,7 +310,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         const float up = __ldcg(sums_now + slot * 2 * kInter + kInter + column);
         quantize_into_b(fhmoe::kernels::portable_silu(gate) * up, block, h_blocks, h_factors);
     }
-    asm volatile("cp.async.wait_all;\n" ::: "memory");
+    gpu::wait_copies<0>();
     asm volatile("fence.proxy.async.shared::cta;\n" ::: "memory");
     __syncthreads();
     if (q >= kOutputWorkgroups) return;
