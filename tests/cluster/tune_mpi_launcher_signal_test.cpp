@@ -218,17 +218,13 @@ void interrupt_a_race_then_resume(const std::string& dir, int signal_number,
     args.insert(args.end(),
                 {"--inject-fault", "hang@race:" + shape_key + ":" + std::to_string(finalist)});
     TunerLaunch launch(dir, kRanks, args);
-    // Every other shape decided: the hung race is what is left in flight.
-    const auto deadline = Clock::now() + std::chrono::seconds(120);
-    const auto decided = [&] {
-        return std::filesystem::exists(dir + "/journal.bin")
-                   ? read_journal_facts(dir + "/journal.bin").final_decisions.size()
-                   : 0U;
-    };
-    while (decided() + 1 < shapes) {
-        ASSERT_LT(Clock::now(), deadline) << "the other shapes were not decided in 120 s";
-        std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+    // Every other shape decided: the hung race is what is left in flight. (The journal may
+    // exist before its header is written: wait_for_journal looks again then.)
+    ASSERT_TRUE(wait_for_journal(
+        dir + "/journal.bin",
+        [&](const JournalFacts& facts) { return facts.final_decisions.size() + 1 >= shapes; },
+        std::chrono::seconds(120)))
+        << "the other shapes were not decided in 120 s";
     EXPECT_EQ(read_journal_facts(dir + "/journal.bin").final_decisions.count(shape_key), 0U);
     ASSERT_EQ(::kill(launch.pid(), signal_number), 0);
     const TunerExit stopped = launch.wait(std::chrono::seconds(60));

@@ -156,32 +156,6 @@ TunerExit run_tuner(const std::string& dir, int ranks, const std::vector<std::st
     return launch.wait(limit);
 }
 
-bool wait_for_journal_records(const std::string& path, std::size_t records,
-                              std::chrono::seconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    const std::string dir = std::filesystem::path(path).parent_path().string();
-    const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
-    ::inotify_add_watch(watch, dir.c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE);
-    bool reached = false;
-    while (!reached && remaining_ms(deadline) > 0) {
-        try {
-            if (std::filesystem::exists(path)) {
-                reached = evidence::read_journal(path).records.size() + 1 >= records;
-            }
-        } catch (const Error&) {
-            // Being written: look again at the next change.
-        }
-        if (reached) break;
-        // Woken by the next write to the directory: no timer decides when to look.
-        pollfd fd{watch, POLLIN, 0};
-        ::poll(&fd, 1, remaining_ms(deadline));
-        char drain[4096];
-        while (::read(watch, drain, sizeof(drain)) > 0) {
-        }
-    }
-    ::close(watch);
-    return reached;
-}
 
 std::map<std::string, std::string> tuned_choices(const std::string& tuned_csv) {
     std::map<std::string, std::string> choices;
@@ -217,6 +191,39 @@ JournalFacts read_journal_facts(const std::string& path) {
     }
     return facts;
 }
+
+bool wait_for_journal(const std::string& path,
+                      const std::function<bool(const JournalFacts&)>& reached,
+                      std::chrono::seconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    const std::string dir = std::filesystem::path(path).parent_path().string();
+    const int watch = ::inotify_init1(IN_CLOEXEC | IN_NONBLOCK);
+    ::inotify_add_watch(watch, dir.c_str(), IN_MODIFY | IN_CREATE | IN_CLOSE_WRITE);
+    bool done = false;
+    while (!done && remaining_ms(deadline) > 0) {
+        try {
+            if (std::filesystem::exists(path)) done = reached(read_journal_facts(path));
+        } catch (const Error&) {
+            // Being written (created, its header not yet there): look again at the next change.
+        }
+        if (done) break;
+        // Woken by the next write to the directory: no timer decides when to look.
+        pollfd fd{watch, POLLIN, 0};
+        ::poll(&fd, 1, remaining_ms(deadline));
+        char drain[4096];
+        while (::read(watch, drain, sizeof(drain)) > 0) {
+        }
+    }
+    ::close(watch);
+    return done;
+}
+
+bool wait_for_journal_records(const std::string& path, std::size_t records,
+                              std::chrono::seconds limit) {
+    return wait_for_journal(
+        path, [records](const JournalFacts& facts) { return facts.records >= records; }, limit);
+}
+
 
 void expect_each_candidate_once(const JournalFacts& facts) {
     for (const auto& planned : facts.header.shapes) {

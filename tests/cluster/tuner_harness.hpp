@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include <chrono>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -58,9 +59,6 @@ TunerExit run_tuner(const std::string& dir, int ranks, const std::vector<std::st
                     const std::map<std::string, std::string>& env = {},
                     std::chrono::seconds limit = std::chrono::seconds(180));
 
-// Waits (bounded) until the journal at `path` holds at least `records` intact records.
-bool wait_for_journal_records(const std::string& path, std::size_t records,
-                              std::chrono::seconds limit);
 
 // The tuned rows of a CSV, keyed "token/gate_mode" -> "block_m kernelName1 kernelName2".
 std::map<std::string, std::string> tuned_choices(const std::string& tuned_csv);
@@ -77,6 +75,16 @@ struct JournalFacts {
     std::size_t records = 0;
 };
 JournalFacts read_journal_facts(const std::string& path);
+
+// Waits (bounded) until the journal at `path`, which another process is writing, says
+// `reached`: a journal not there yet, or without its header yet, is looked at again at the
+// next write to its directory.
+bool wait_for_journal(const std::string& path,
+                      const std::function<bool(const JournalFacts&)>& reached,
+                      std::chrono::seconds limit);
+// Waits (bounded) until the journal at `path` holds at least `records` intact records.
+bool wait_for_journal_records(const std::string& path, std::size_t records,
+                              std::chrono::seconds limit);
 
 // Asserts (gtest) that every planned candidate but the incumbent has exactly one terminal
 // record, and the incumbent at least one: nothing measured lost, nothing measured twice.
