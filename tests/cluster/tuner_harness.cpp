@@ -156,7 +156,6 @@ TunerExit run_tuner(const std::string& dir, int ranks, const std::vector<std::st
     return launch.wait(limit);
 }
 
-
 std::map<std::string, std::string> tuned_choices(const std::string& tuned_csv) {
     std::map<std::string, std::string> choices;
     for (const auto& record : config::read_tuned_csv(tuned_csv).records) {
@@ -223,7 +222,6 @@ bool wait_for_journal_records(const std::string& path, std::size_t records,
     return wait_for_journal(
         path, [records](const JournalFacts& facts) { return facts.records >= records; }, limit);
 }
-
 
 void expect_each_candidate_once(const JournalFacts& facts) {
     for (const auto& planned : facts.header.shapes) {

@@ -59,7 +59,6 @@ TunerExit run_tuner(const std::string& dir, int ranks, const std::vector<std::st
                     const std::map<std::string, std::string>& env = {},
                     std::chrono::seconds limit = std::chrono::seconds(180));
 
-
 // The tuned rows of a CSV, keyed "token/gate_mode" -> "block_m kernelName1 kernelName2".
 std::map<std::string, std::string> tuned_choices(const std::string& tuned_csv);
 // As tuned_choices, but a file that does not exist has no rows.
