@@ -19,6 +19,7 @@
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "gpu/gpu_device.hpp"
 #include "gpu/gpu_problem_impl.hpp"
 
 namespace {
@@ -47,11 +48,9 @@ int main(int argc, char** argv) {
             return 2;
         }
     }
-    int multiprocessors = 0;
-    if (!ok(cudaDeviceGetAttribute(&multiprocessors, cudaDevAttrMultiProcessorCount, 0),
-            "device attribute")) {
-        return 1;
-    }
+    // GpuProblem and the op run on the bound device.
+    const auto device = fhmoe::kernels::gpu::bind_gpu_device(0);
+    const int multiprocessors = device.multiprocessors;
     if (!one_launch_step_fits(multiprocessors)) {
         std::fprintf(stderr,
                      "one_launch_step: needs one %d-thread workgroup with %u bytes of "
@@ -130,8 +129,10 @@ int main(int argc, char** argv) {
         const double us = op.run_graph(on_device, static_cast<std::size_t>(run) % sets.size());
         if (run >= 5) op_us.push_back(us);
     }
-    std::printf("one DSV4 I384 token, %zu input sets rotated, %d graph replays each (median us)\n",
-                sets.size(), iters);
+    std::printf(
+        "%s: one DSV4 I384 token, %zu input sets rotated, %d graph replays each (median "
+        "us)\n",
+        device.name.c_str(), sets.size(), iters);
     std::printf("%-34s %9s %9s %10s\n", "", "graph_us", "mismatch", "cos_dist");
     std::printf("%-34s %9.1f %9.4f %10.2e\n", "one launch (this program)", median(graph_us),
                 metrics.mismatch_fraction, metrics.cosine_distance);
