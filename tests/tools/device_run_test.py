@@ -2,7 +2,7 @@
 """tools/gpu/device-run.sh's plumbing, run here in a copy of the tree where the GPU programs are
 stand-ins (no GPU on this machine): the bundle's xz-compressed binaries and libraries unpacked,
 the record's steps in order with record_table.py at the end, the call budget cutting the last
-step, a failing step in the status, and the logs packed into one archive so that a call brings
+step, a failing step in the status, the Open MPI runtime's archive unpacked for the MPI step, and the logs packed into one archive so that a call brings
 back at most 8 files, the caller's own log left alone.
 
     device_run_test.py --source-dir REPO
@@ -136,6 +136,36 @@ class DeviceRunTest(unittest.TestCase):
         code, log, _ = self.run_script("tests")
         self.assertEqual(code, 1)
         self.assertIn("=== done, status 1", log)
+
+    def test_the_mpi_step_unpacks_the_open_mpi_archive_and_runs_two_ranks(self):
+        # Two GPUs; the runtime carried as stage-device-bundle.sh packs it: one archive whose
+        # env.sh puts its mpirun first on PATH.
+        executable(os.path.join(self.fake, "nvidia-smi"),
+                   "#!/bin/sh\necho 'GPU 0: stand-in'\necho 'GPU 1: stand-in'\n")
+        staging = os.path.join(self.dir.name, "staging")
+        runtime = os.path.join(staging, "openmpi")
+        os.makedirs(os.path.join(runtime, "root", "usr", "bin"))
+        with open(os.path.join(runtime, "env.sh"), "w", encoding="utf-8") as fh:
+            fh.write('R="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/root"\n'
+                     'export PATH="$R/usr/bin:$PATH"\n')
+        # The stand-in mpirun runs the program after "-np N" N times, as ranks would.
+        executable(os.path.join(runtime, "root", "usr", "bin", "mpirun"),
+                   "#!/bin/sh\nwhile [ \"$1\" != -np ]; do shift; done\nranks=$2; shift 2\n"
+                   "i=0; while [ $i -lt $ranks ]; do \"$@\" || exit 1; i=$((i + 1)); done\n")
+        archive = os.path.join(self.root, ".device", "openmpi.tar.xz")
+        subprocess.run(f"tar -C '{staging}' -cf - openmpi | xz > '{archive}'", shell=True,
+                       check=True)
+        os.makedirs(os.path.join(self.root, "configs"))
+        with open(os.path.join(self.root, "configs", "untuned_fhmoe_small.csv"), "w",
+                  encoding="utf-8") as fh:
+            fh.write("token,model_dim\n")
+        self.program("fhmoe_tune_mpi", "echo 'rank ran with' \"$@\"")
+        self.program("fhmoe_evidence", "echo \"evidence $1\"")
+        code, log, _ = self.run_script("mpi")
+        self.assertEqual(code, 0, log)
+        self.assertEqual(log.count("rank ran with --backend gpu --worker"), 2, log)
+        self.assertIn("evidence summary", log)
+        self.assertTrue(os.path.isfile(os.path.join(self.root, ".device", "openmpi", "env.sh")))
 
     def test_the_call_budget_cuts_the_last_step(self):
         self.program("fhmoe_gpu_bench", "sleep 60")

@@ -131,6 +131,10 @@ if want mpi; then
     section "mpi: skipped, $gpus GPU(s) here"
   else
     section "fhmoe_tune_mpi, 2 ranks, --backend gpu, small shapes"
+    # The Open MPI runtime comes as one archive (stage-device-bundle.sh) unless carried unpacked.
+    if [ ! -f "$root/.device/openmpi/env.sh" ] && [ -f "$root/.device/openmpi.tar.xz" ]; then
+      xz -dc "$root/.device/openmpi.tar.xz" | tar -C "$root/.device" -xf - || status=1
+    fi
     # shellcheck disable=SC1091
     source "$root/.device/openmpi/env.sh"
     work="$(mktemp -d)"
