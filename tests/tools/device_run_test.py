@@ -2,8 +2,9 @@
 """tools/gpu/device-run.sh's plumbing, run here in a copy of the tree where the GPU programs are
 stand-ins (no GPU on this machine): the bundle's xz-compressed binaries and libraries unpacked,
 the record's steps in order with record_table.py at the end, the call budget cutting the last
-step, a failing step in the status, the Open MPI runtime's archive unpacked for the MPI step, and the logs packed into one archive so that a call brings
-back at most 8 files, the caller's own log left alone.
+step, a failing step in the status, the Open MPI runtime's archive unpacked for the MPI step,
+and the logs packed into one archive so that a call brings back at most 8 files, the caller's
+own log left alone.
 
     device_run_test.py --source-dir REPO
 """
