@@ -1,11 +1,8 @@
 // Decode-size routing in one launch: workgroup 0 sorts the routing (moe_sorting's result:
 // each expert's (token, slot) entries in token order, padded to block_m rows, padding rows
-// carrying token = M and weight 0), the next workgroups quantize x to MXFP8 in the mma
-// layout (32 lanes per block) and zero the output for atomic accumulation; where the step's
-// weights fit the L2, one more workgroup per multiprocessor starts them into it (bulk
-// prefetches: the stages, which wait for the sort, then read them from L2 rather than from
-// memory, and memory is busy from the op's first microsecond). At one token the three-launch
-// sort alone took 41 us; a decode step cannot afford a launch per phase.
+// carrying token = M and weight 0), every other workgroup quantizes x to MXFP8 in the mma
+// layout (32 lanes per block) and zeroes the output for atomic accumulation. At one token the
+// three-launch sort alone took 41 us; a decode step cannot afford a launch per phase.
 //
 // The sort is deterministic without atomics deciding an order: counts per expert are
 // order-free sums, the padded offsets a workgroup prefix sum, and an entry's place among its
@@ -23,7 +20,6 @@
 #include "gpu/dependent_launch.hpp"
 #include "gpu/lane_group_quant.hpp"
 #include "gpu/matrix_args.hpp"
-#include "gpu/step_weight_regions.hpp"
 
 namespace fhmoe::kernels::gpu {
 namespace {
@@ -203,62 +199,9 @@ __device__ void quantize_x(const FusedRoutingArgs& a, std::int64_t block, int la
     if (a.out_bf16 != nullptr) a.out_bf16[first + lane] = 0;
 }
 
-#if defined(FHMOE_GPU_VENDOR_NVIDIA)
-// One prefetch workgroup's share (its first warp) of the step's weights: for every expert the
-// routing names (once), stage1's and stage2's weights and scales, cut into kPrefetchChunk
-// pieces dealt round-robin over the lanes of all prefetch workgroups. Each piece is one bulk
-// prefetch into L2 (no registers, no shared memory, nothing to wait for); the stage kernels
-// later read the same bytes with their own loads and find them in L2 or on their way there.
-constexpr std::int64_t kPrefetchChunk = 16 * 1024;
-
-__device__ void prefetch_into_l2(const WeightRegion& region, std::int64_t& chunk, std::int64_t mine,
-                                 std::int64_t stride) {
-    const std::int64_t chunks = (region.size + kPrefetchChunk - 1) / kPrefetchChunk;
-    // This lane's chunks of the region: global indices chunk..chunk+chunks-1 congruent to mine.
-    std::int64_t first = mine - chunk % stride;
-    if (first < 0) first += stride;
-    for (std::int64_t c = first; c < chunks; c += stride) {
-        const std::int64_t offset = c * kPrefetchChunk;
-        const std::int64_t left = region.size - offset;  // a multiple of 16 (whole blocks)
-        asm volatile("cp.async.bulk.prefetch.L2.global [%0], %1;\n" ::"l"(region.bytes + offset),
-                     "r"(static_cast<unsigned>(left < kPrefetchChunk ? left : kPrefetchChunk))
-                     : "memory");
-    }
-    chunk += chunks;
-}
-
-__device__ void prefetch_step_weights(const FusedRoutingArgs& a, int workgroup, int lane) {
-    const std::int64_t stride = static_cast<std::int64_t>(a.prefetch_workgroups) * 32;
-    const std::int64_t mine = static_cast<std::int64_t>(workgroup) * 32 + lane;
-    const int entries = static_cast<int>(a.tokens * a.topk);
-    std::int64_t chunk = 0;
-    for (int e = 0; e < entries; ++e) {
-        const std::int32_t expert = a.topk_ids[e];
-        if (expert < 0 || expert >= a.experts) continue;  // not an expert: nothing to read
-        bool seen = false;
-        for (int j = 0; j < e && !seen; ++j) seen = a.topk_ids[j] == expert;
-        if (seen) continue;
-        WeightRegion regions[kWeightRegionsPerExpert];
-        expert_weight_regions(a.weights, expert, expert == a.shared_expert, a.hidden, a.inter,
-                              regions);
-        for (const WeightRegion& region : regions) prefetch_into_l2(region, chunk, mine, stride);
-    }
-}
-#endif
-
 __global__ void __launch_bounds__(kRoutingThreads) fused_routing_kernel(FusedRoutingArgs args) {
     // Stage1 may launch now: it waits for this kernel before reading the routing or x.
     allow_next_kernel();
-#if defined(FHMOE_GPU_VENDOR_NVIDIA)
-    const int prefetch_first = static_cast<int>(gridDim.x) - args.prefetch_workgroups;
-    if (static_cast<int>(blockIdx.x) >= prefetch_first) {
-        if (threadIdx.x < 32) {
-            prefetch_step_weights(args, static_cast<int>(blockIdx.x) - prefetch_first,
-                                  static_cast<int>(threadIdx.x));
-        }
-        return;
-    }
-#endif
     if (blockIdx.x == 0) {
 #if defined(FHMOE_GPU_VENDOR_NVIDIA)
         if (args.tokens * args.topk <= 32) {
@@ -280,8 +223,8 @@ __global__ void __launch_bounds__(kRoutingThreads) fused_routing_kernel(FusedRou
 void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream) {
     const std::int64_t blocks = args.tokens * args.hidden / kMxBlockSize;
     const std::int64_t groups_per_workgroup = kRoutingThreads / 32;
-    const auto grid = static_cast<unsigned>(
-        1 + (blocks + groups_per_workgroup - 1) / groups_per_workgroup + args.prefetch_workgroups);
+    const auto grid =
+        static_cast<unsigned>(1 + (blocks + groups_per_workgroup - 1) / groups_per_workgroup);
     fused_routing_kernel<<<grid, kRoutingThreads, 0, stream>>>(args);
     FHMOE_GPU_CHECK_LAUNCH();
 }

@@ -26,7 +26,6 @@
 #include "gpu/matrix_layout.hpp"
 #include "gpu/portability.hpp"
 #include "gpu/stage_args.hpp"
-#include "gpu/weight_pointers.hpp"
 
 namespace fhmoe::kernels::gpu {
 
@@ -334,24 +333,8 @@ struct FusedRoutingArgs {
     std::uint16_t* a1_scales = nullptr;  // BF16 factors (gpu/matrix_layout.hpp)
     std::uint16_t* a1_values = nullptr;  // x as BF16 values too, when not null (large tiles)
     std::uint16_t* out_bf16 = nullptr;   // zeroed when not null
-    // With prefetch_workgroups > 0 (NVIDIA), that many more workgroups start the step's
-    // weights (every expert the routing names: both stages' weights and scales) on their way
-    // into L2 (matrix_l2_prefetch_workgroups decides).
-    WeightPointers weights{};
-    std::int64_t inter = 0;
-    std::int64_t shared_expert = -1;
-    int prefetch_workgroups = 0;
 };
 void launch_fused_routing(const FusedRoutingArgs& args, hipStream_t stream);
-
-// How many workgroups the decode routing adds to start the step's weights into L2 at the op's
-// first microsecond (FusedRoutingArgs): one per multiprocessor where the most bytes the step
-// reads fit the L2 with a quarter to spare, else none (past that the last prefetched bytes
-// would push out the first before the stages read them).
-inline int matrix_l2_prefetch_workgroups(std::int64_t step_weight_bytes, std::uint64_t l2_bytes,
-                                         int multiprocessors) {
-    return static_cast<std::uint64_t>(step_weight_bytes) <= l2_bytes / 4 * 3 ? multiprocessors : 0;
-}
 
 // bf16 rows [rows, columns] -> MXFP8 in the mma layout (codes) + [rows][columns/32] scales as
 // BF16 factors, and with `values_bf16` not null the quantized values as BF16

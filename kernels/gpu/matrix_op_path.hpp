@@ -3,14 +3,12 @@
 // The op on the matrix (tensor-core) kernels, the NVIDIA build's path: routing -> stage1 ->
 // [MXFP8 quantization of h, unless stage1 fuses it] -> stage2 -> [slot reduction]. At decode
 // sizes (tokens * topk <= kFusedRoutingEntries) the sort, the quantization of x and the
-// zeroing of the output are one launch (which also starts the step's weights into L2 where they
-// fit it: matrix_l2_prefetch_workgroups); above, the three-launch sort, the quantization and a
+// zeroing of the output are one launch; above, the three-launch sort, the quantization and a
 // memset. Workspaces are sized by the most sorted rows the routing can fill, and so are the
 // grids: no workgroup is launched for capacity no routing can reach. Host side.
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdlib>
 
 #include "fhmoe/family/candidate.hpp"
 #include "gpu/device_buffer.hpp"
@@ -20,7 +18,6 @@
 #include "gpu/op_events.hpp"
 #include "gpu/op_path_common.hpp"
 #include "gpu/routing_kernels.hpp"
-#include "gpu/step_weight_regions.hpp"
 #include "problem/problem_dims.hpp"
 
 namespace fhmoe::kernels::gpu {
@@ -78,8 +75,7 @@ struct MatrixOpPath {
               chosen.stage2.tile_m, chosen.stage2.tile_n, chosen.stage2.tile_k,
               chosen.stage2.persistent, one_token_group && stage2_warpgroup_bytes(chosen, dims) > 0,
               stage2_warpgroup_bytes(chosen, dims), stage2_tiles,
-              bound_gpu_device().multiprocessors)),
-          l2_prefetch_workgroups(l2_prefetch_decision(dims, fused_routing)) {
+              bound_gpu_device().multiprocessors)) {
         // Row M of x's codes stays zero: stage1 reads it for padding rows. The split counters
         // start at zero and the last workgroup of each tile puts them back.
         FHMOE_GPU_CHECK(hipMemset(a1.data(), 0, a1.bytes()));
@@ -205,18 +201,6 @@ struct MatrixOpPath {
         return total <= bound_gpu_device().shared_bytes_per_block ? bytes : 0;
     }
 
-    // matrix_l2_prefetch_workgroups, for the decode routing (the only launch that has them).
-    static int l2_prefetch_decision(const ProblemDims& dims, bool fused_routing) {
-        if (!fused_routing) return 0;
-        // FHMOE_L2_PREFETCH=0 turns it off, for side by sides in one process (docs/gpu.md).
-        const char* switch_off = std::getenv("FHMOE_L2_PREFETCH");
-        if (switch_off != nullptr && switch_off[0] == '0') return 0;
-        const GpuDeviceFacts& device = bound_gpu_device();
-        return matrix_l2_prefetch_workgroups(
-            step_weight_bytes(dims.tokens, dims.topk, dims.experts, dims.hidden, dims.inter),
-            device.l2_bytes, device.multiprocessors);
-    }
-
     SortedView sorted_view() const { return sorted.view(); }
 
     static std::uint16_t* values_or_null(DeviceBuffer<std::uint16_t>& values) {
@@ -225,8 +209,7 @@ struct MatrixOpPath {
 
     ShapeView shape_view() const { return shape_view_of(dims); }
 
-    void route(const GpuProblem::Impl::Inputs& in, const GpuProblem::Impl::Weights& w,
-               hipStream_t s, const OpEvents* events) {
+    void route(const GpuProblem::Impl::Inputs& in, hipStream_t s, const OpEvents* events) {
         if (fused_routing) {
             FusedRoutingArgs r;
             r.x_bf16 = in.x_bf16.data();
@@ -245,10 +228,6 @@ struct MatrixOpPath {
             r.a1_scales = a1_scales.data();
             r.a1_values = a1_values.size() > 0 ? a1_values.data() : nullptr;
             r.out_bf16 = atomic ? out.data() : nullptr;
-            r.weights = w;
-            r.inter = dims.inter;
-            r.shared_expert = dims.shared_expert;
-            r.prefetch_workgroups = l2_prefetch_workgroups;
             launch_fused_routing(r, s);
             mark_stage(events, 1, s);
             mark_stage(events, 2, s);
@@ -266,7 +245,7 @@ struct MatrixOpPath {
     void enqueue(const GpuProblem::Impl::Inputs& in, const GpuProblem::Impl::Weights& w,
                  hipStream_t s, const OpEvents* events) {
         mark_stage(events, 0, s);
-        route(in, w, s, events);
+        route(in, s, events);
 
         MatrixStage1Args s1;
         s1.shape = shape_view();
@@ -377,7 +356,6 @@ struct MatrixOpPath {
     std::int64_t stage2_shared_tiles_first;      // stage2_shared_first
     bool stage2_starts_early;                    // matrix_stage2_starts_early
     bool stage2_shallow_ring;                    // matrix_stage2_takes_shallow_ring
-    int l2_prefetch_workgroups;                  // l2_prefetch_decision
 };
 
 }  // namespace fhmoe::kernels::gpu

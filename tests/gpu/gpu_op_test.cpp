@@ -23,8 +23,6 @@
 #include "fhmoe/kernels/reference.hpp"
 #include "gpu/gpu_test_environment.hpp"
 #include "gpu/matrix_args.hpp"
-#include "gpu/matrix_weights.hpp"
-#include "gpu/step_weight_regions.hpp"
 
 namespace fhmoe::kernels::testing {
 namespace {
@@ -283,64 +281,6 @@ TEST(GpuOp, SharedTilesFirstIsAPermutationOfTheFilledTiles) {
             for (const int count : seen) EXPECT_EQ(count, 1);
         }
     }
-}
-
-// The decode routing's L2 prefetch reads each expert's regions of the upload: they must be the
-// upload's own bytes (each routed expert's row of the [E][...] arrays, the shared expert's
-// whole arrays), and the prefetch is taken only where the step's bytes fit the L2.
-TEST(GpuOp, StepWeightRegionsAreTheUploadsBytes) {
-    const family::ShapeKey shape = family::dsv4_i384_shape(1);
-    const gpu::MatrixWeights arranged = gpu::arrange_matrix_weights(generate_problem(shape, kSeed));
-    const gpu::WeightPointers w{arranged.w1_fp4.data(),        arranged.w1_scale.data(),
-                                arranged.w2_fp4.data(),        arranged.w2_scale.data(),
-                                arranged.shared_w1_fp8.data(), arranged.shared_w1_scale.data(),
-                                arranged.shared_w2_fp8.data(), arranged.shared_w2_scale.data()};
-    const std::vector<const std::vector<std::uint8_t>*> routed = {
-        &arranged.w1_fp4, &arranged.w1_scale, &arranged.w2_fp4, &arranged.w2_scale};
-    const std::vector<const std::vector<std::uint8_t>*> shared = {
-        &arranged.shared_w1_fp8, &arranged.shared_w1_scale, &arranged.shared_w2_fp8,
-        &arranged.shared_w2_scale};
-    // The routed arrays are [E][...], the last row the shared expert's dummy (never read).
-    const std::int64_t experts = shape.expert;
-    for (std::int64_t expert = 0; expert < shape.shared_expert_id; ++expert) {
-        gpu::WeightRegion regions[gpu::kWeightRegionsPerExpert];
-        gpu::expert_weight_regions(w, expert, false, shape.model_dim, shape.inter_dim, regions);
-        for (int r = 0; r < gpu::kWeightRegionsPerExpert; ++r) {
-            const auto& array = *routed[static_cast<std::size_t>(r)];
-            ASSERT_EQ(static_cast<std::size_t>(regions[r].size) * static_cast<std::size_t>(experts),
-                      array.size())
-                << "region " << r;
-            ASSERT_EQ(regions[r].bytes, array.data() + expert * regions[r].size) << "region " << r;
-            ASSERT_EQ(regions[r].size % 16, 0) << "region " << r;  // whole bulk prefetches
-        }
-    }
-    gpu::WeightRegion regions[gpu::kWeightRegionsPerExpert];
-    gpu::expert_weight_regions(w, shape.shared_expert_id, true, shape.model_dim, shape.inter_dim,
-                               regions);
-    std::int64_t shared_bytes = 0;
-    for (int r = 0; r < gpu::kWeightRegionsPerExpert; ++r) {
-        const auto& array = *shared[static_cast<std::size_t>(r)];
-        EXPECT_EQ(regions[r].bytes, array.data()) << "region " << r;
-        EXPECT_EQ(static_cast<std::size_t>(regions[r].size), array.size()) << "region " << r;
-        shared_bytes += regions[r].size;
-    }
-    EXPECT_EQ(gpu::expert_weight_bytes(true, shape.model_dim, shape.inter_dim), shared_bytes);
-
-    // DSV4 at one token: 6 routed experts and the shared one, 34.8 MB; at two, 12 and 60.8 MB.
-    const auto step = [&](std::int64_t tokens) {
-        return gpu::step_weight_bytes(tokens, shape.topk, shape.expert, shape.model_dim,
-                                      shape.inter_dim);
-    };
-    const std::int64_t per_routed =
-        gpu::expert_weight_bytes(false, shape.model_dim, shape.inter_dim);
-    EXPECT_EQ(step(1), 6 * per_routed + shared_bytes);
-    EXPECT_EQ(step(2), 12 * per_routed + shared_bytes);
-    EXPECT_EQ(step(1000), (experts - 1) * per_routed + shared_bytes);  // each expert once at most
-    constexpr std::uint64_t kMiB = 1024 * 1024;
-    EXPECT_EQ(gpu::matrix_l2_prefetch_workgroups(step(1), 60 * kMiB, 132), 132);  // H200
-    EXPECT_EQ(gpu::matrix_l2_prefetch_workgroups(step(1), 50 * kMiB, 132), 132);  // H100
-    EXPECT_EQ(gpu::matrix_l2_prefetch_workgroups(step(2), 60 * kMiB, 132), 0);
-    EXPECT_EQ(gpu::matrix_l2_prefetch_workgroups(step(1), 40 * kMiB, 132), 0);
 }
 
 TEST(GpuOp, AGraphReplayComputesTheSameOp) {
