@@ -321,6 +321,12 @@ TABLE_COLUMNS = (("tokens", "floor_us")
                  + ("fp8 relerr", "deq relerr"))
 
 
+def measured_cells(json_rows):
+    """How many (tokens, method, mode) cells of the rows hold a time."""
+    return sum(1 for row in json_rows for m in METHODS for mode in MODES
+               if row.get(f"{m}_{mode}_us") is not None)
+
+
 def build_rows(tokens, floors, methods):
     """JSON rows (numbers) and table rows (strings) from the children's results."""
     json_rows, table_rows = [], []
@@ -530,6 +536,10 @@ def self_test():
     hl = header_line(info, 5, "2026-12-01 16:00:00")
     check("header", "NVIDIA H200" in hl and "4.000 TB/s" in hl and "50.0 MiB" in hl)
     check("cell skipped", cell_value({"status": "skipped"}, None, "eager") == (None, "skipped"))
+    check("measured cells", measured_cells([{"bf16_grouped_mm_graph_us": 12.5,
+                                             "bf16_grouped_mm_eager_us": None},
+                                            {"dequant_then_matmul_chain_us": 3.0}]) == 2)
+    check("nothing measured", measured_cells([{"tokens": 1, "floor_us": 8.4}]) == 0)
     print(f"self-test: {passed} passed, {failed} failed", flush=True)
     return 0 if failed == 0 else 1
 
@@ -1446,6 +1456,11 @@ def parent_main(args):
           "'!' = a correctness check exceeded its limit (see JSON)", flush=True)
     if args.json:
         print(f"# JSON: {args.json}", flush=True)
+    # A run that measured nothing (no torch, no GPU, every child failed) still leaves its table
+    # and JSON, with the reasons, but fails: a record must not read it as a comparison made.
+    if measured_cells(json_rows) == 0:
+        print("[peers] no cell was measured: nothing to compare (exit 1)", flush=True)
+        return 1
     return 0
 
 
