@@ -9,7 +9,6 @@
 
 #include <unistd.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -21,6 +20,7 @@
 #include "fhmoe/family/catalogue.hpp"
 #include "fhmoe/supervisor/run_blocking.hpp"
 #include "fhmoe/supervisor/supervisor.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 #include "fhmoe/worker/backend_kind.hpp"
 #include "support/small_shape.hpp"
 
@@ -28,6 +28,7 @@ namespace {
 
 using namespace fhmoe;
 using Clock = std::chrono::steady_clock;
+using tuning::median;
 
 constexpr int startups = 5;
 constexpr std::size_t candidates_per_chunk = 12;
@@ -57,11 +58,6 @@ supervisor::Chunk make_chunk(std::size_t count, std::uint64_t seed) {
             {static_cast<std::int64_t>(i), family::to_candidate_id(catalogue[i]), catalogue[i], 0});
     }
     return chunk;
-}
-
-double median(std::vector<double> values) {
-    std::sort(values.begin(), values.end());
-    return values.empty() ? 0.0 : values[values.size() / 2];
 }
 
 struct Row {
@@ -110,6 +106,9 @@ Row measure(const std::string& worker, worker::BackendKind backend) {
             });
         supervisor.shutdown();
     }
+    FHMOE_CHECK(!wall_ms.empty(),
+                std::string("no candidate of the long chunk measured ok on the ") +
+                    std::string(worker::backend_name(backend)) + " backend");
     return {median(startup_ms), median(load_ms), median(wall_ms), median(timed_ms),
             median(overhead_ms)};
 }

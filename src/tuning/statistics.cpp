@@ -19,6 +19,12 @@ double quantile_linear(std::span<const double> sorted_ascending, double q) {
     return sorted_ascending[lower] + fraction * (sorted_ascending[upper] - sorted_ascending[lower]);
 }
 
+double median(std::span<const double> samples) {
+    std::vector<double> sorted(samples.begin(), samples.end());
+    std::sort(sorted.begin(), sorted.end());
+    return quantile_linear(sorted, 0.5);
+}
+
 namespace {
 
 // Samples within [Q1 - k*IQR, Q3 + k*IQR], in ascending order.

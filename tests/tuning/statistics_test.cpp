@@ -36,6 +36,17 @@ TEST(QuantileLinear, RejectsEmptyInputAndQuantilesOutsideUnitInterval) {
     EXPECT_THROW(quantile_linear(std::vector<double>{1.0}, std::nan("")), InternalError);
 }
 
+TEST(Median, MiddleOfUnsortedSamplesMeanOfTheTwoForAnEvenCount) {
+    EXPECT_DOUBLE_EQ(median(std::vector<double>{3.0, 1.0, 2.0}), 2.0);
+    EXPECT_DOUBLE_EQ(median(std::vector<double>{4.0, 1.0, 10.0, 2.0}), 3.0);  // numpy.median
+    EXPECT_DOUBLE_EQ(median(std::vector<double>{5.5}), 5.5);
+    // No outlier rule: one huge sample of 31 moves nothing but its rank.
+    std::vector<double> samples = thirty_spread_samples();
+    samples.push_back(1e6);
+    EXPECT_DOUBLE_EQ(median(samples), 12.0);
+    EXPECT_THROW(median(std::vector<double>{}), InternalError);
+}
+
 TEST(SummarizeSamples, SmallUnsortedSetGivesHandComputedStatistics) {
     const std::vector<double> samples = {4.0, 1.0, 3.0, 2.0};
     const TimingStats stats = summarize_samples(samples);

@@ -22,6 +22,11 @@ inline constexpr std::size_t outlier_min_samples_exclusive = 30;  // rule applie
 // Throws fhmoe::InternalError on empty input or q outside [0, 1].
 double quantile_linear(std::span<const double> sorted_ascending, double q);
 
+// The middle of the samples, in any order: for an even count the mean of the two middle ones
+// (numpy.median), no outlier rule. The bench programs' medians, so that they all mean one thing.
+// Throws fhmoe::InternalError on no samples.
+double median(std::span<const double> samples);
+
 // n_raw, then (after the outlier rule) n_kept, mean, median, sample stddev (n - 1), standard
 // error (stddev / sqrt(n_kept)), min and max of the kept samples.
 // A single kept sample has stddev and stderr 0: one sample says nothing about spread, and

@@ -32,6 +32,7 @@
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 #include "fhmoe/version.hpp"
 #include "gpu/device_buffer.hpp"
 #include "gpu/gpu_device.hpp"
@@ -42,6 +43,7 @@ namespace {
 using fhmoe::family::Candidate;
 using fhmoe::family::GateMode;
 using fhmoe::family::Stage2Mode;
+using fhmoe::tuning::median;
 
 struct Options {
     std::vector<std::int64_t> tokens{1, 4, 16, 64, 256, 1024, 2048};
@@ -204,12 +206,6 @@ double floor_bytes(const fhmoe::kernels::Problem& p) {
 std::string label(const Candidate& c) {
     return "bm" + std::to_string(c.block_m) + "|" + fhmoe::family::format_stage1_name(c.stage1) +
            "|" + fhmoe::family::format_stage2_name(c.stage2);
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    const std::size_t n = v.size();
-    return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // Device copy bandwidth, bytes read plus written over time: the median of 10 copies of 1 GiB.

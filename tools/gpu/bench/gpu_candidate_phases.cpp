@@ -30,20 +30,16 @@
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/problem.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 #include "gpu/gpu_device.hpp"
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using fhmoe::tuning::median;
 
 double ms_since(Clock::time_point start) {
     return std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-}
-
-double median(std::vector<double> values) {
-    if (values.empty()) return 0.0;
-    std::sort(values.begin(), values.end());
-    return values[values.size() / 2];
 }
 
 struct Options {
@@ -143,6 +139,11 @@ int main(int argc, char** argv) {
             start = Clock::now();
             op.reset();
             p.destroy.push_back(ms_since(start));
+        }
+        if (p.construct.empty()) {
+            std::printf("%-6lld %4zu (every sampled candidate unsupported)\n",
+                        static_cast<long long>(tokens), p.construct.size());
+            continue;
         }
         std::printf("%-6lld %4zu %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %8.3f\n",
                     static_cast<long long>(tokens), p.construct.size(), median(p.construct),

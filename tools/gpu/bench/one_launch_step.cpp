@@ -19,20 +19,18 @@
 #include "fhmoe/kernels/accuracy.hpp"
 #include "fhmoe/kernels/gpu_op.hpp"
 #include "fhmoe/kernels/reference.hpp"
+#include "fhmoe/tuning/statistics.hpp"
 #include "gpu/gpu_device.hpp"
 #include "gpu/gpu_problem_impl.hpp"
 
 namespace {
 
+using fhmoe::tuning::median;
+
 bool ok(cudaError_t error, const char* what) {
     if (error == cudaSuccess) return true;
     std::fprintf(stderr, "one_launch_step: %s: %s\n", what, cudaGetErrorString(error));
     return false;
-}
-
-double median(std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
 }
 
 }  // namespace
