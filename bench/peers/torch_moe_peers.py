@@ -321,10 +321,15 @@ TABLE_COLUMNS = (("tokens", "floor_us")
                  + ("fp8 relerr", "deq relerr"))
 
 
+def cell_key(method, mode, field="us"):
+    """A JSON row's key for one (method, mode) cell's time ("us") or its reason ("note")."""
+    return f"{method}_{mode}_{field}"
+
+
 def measured_cells(json_rows):
     """How many (tokens, method, mode) cells of the rows hold a time."""
     return sum(1 for row in json_rows for m in METHODS for mode in MODES
-               if row.get(f"{m}_{mode}_us") is not None)
+               if row.get(cell_key(m, mode)) is not None)
 
 
 def build_rows(tokens, floors, methods):
@@ -341,9 +346,9 @@ def build_rows(tokens, floors, methods):
             bad = check_flag(m, result)
             for mode in MODES:
                 value, note = cell_value(state, result, mode)
-                row[f"{m}_{mode}_us"] = value
+                row[cell_key(m, mode)] = value
                 if note:
-                    row[f"{m}_{mode}_note"] = note
+                    row[cell_key(m, mode, "note")] = note
                 if value is not None:
                     cells.append(fmt_us(value) + ("!" if bad else ""))
                 else:

@@ -141,8 +141,8 @@ int main(int argc, char** argv) {
             p.destroy.push_back(ms_since(start));
         }
         if (p.construct.empty()) {
-            std::printf("%-6lld %4zu (every sampled candidate unsupported)\n",
-                        static_cast<long long>(tokens), p.construct.size());
+            std::printf("%-6lld    0 (every sampled candidate unsupported)\n",
+                        static_cast<long long>(tokens));
             continue;
         }
         std::printf("%-6lld %4zu %9.3f %8.3f %8.3f %8.3f %8.3f %8.3f %9.1f %8.3f\n",
